@@ -1,0 +1,400 @@
+"""The Action contract (policy → engine) and the ActionResult vocabulary.
+
+An :data:`Action` is one of a closed set of frozen dataclasses discriminated by
+``kind``; each carries only its own fields. A policy answers a turn with an
+ordered sequence of actions (a :class:`TurnPlan`). The engine checks the action
+budget for every policy alike (:mod:`engine.economy`) and answers each action
+with an :class:`ActionResult` whose ``reason`` comes from :data:`REASONS`.
+
+The JSON Schema of actions (for validation at the boundary and constrained
+decoding) is :func:`action_json_schema`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+#: ``(row, col)`` on the map.
+Coord = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class AttackAction:
+    """Standard action: one attack (``count`` swings) with one weapon."""
+
+    kind: Literal["attack"] = "attack"
+    target_id: str | None = None
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FullAttackAction:
+    """Full-round action: every iterative attack of one weapon against one target."""
+
+    kind: Literal["full_attack"] = "full_attack"
+    target_id: str | None = None
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAction:
+    """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``."""
+
+    kind: Literal["move"] = "move"
+    target_id: str | None = None
+    destination: Coord | None = None
+    tumble: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FiveFootStepAction:
+    """Free action, exclusive with any other movement: one square."""
+
+    kind: Literal["5foot_step"] = "5foot_step"
+    destination: Coord | None = None
+    target_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeAction:
+    """Full-round action: straight line up to 2× speed, then one melee attack at +2."""
+
+    kind: Literal["charge"] = "charge"
+    target_id: str | None = None
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawAction:
+    """Full-round action: move up to 2× speed away from the nearest enemy."""
+
+    kind: Literal["withdraw"] = "withdraw"
+
+
+@dataclass(frozen=True, slots=True)
+class RunAction:
+    kind: Literal["run"] = "run"
+    target_id: str | None = None
+    destination: Coord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HideAction:
+    kind: Literal["hide"] = "hide"
+
+
+@dataclass(frozen=True, slots=True)
+class ManeuverAction:
+    kind: Literal["maneuver"] = "maneuver"
+    maneuver: str | None = None
+    target_id: str | None = None
+    direction: Coord | None = None
+    trick_condition: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CastSpellAction:
+    kind: Literal["cast_spell"] = "cast_spell"
+    spell_name: str | None = None
+    target_id: str | None = None
+    target_pos: Coord | None = None
+    metamagic: tuple[str, ...] = ()
+    cast_defensively: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelEnergyAction:
+    kind: Literal["channel_energy"] = "channel_energy"
+    channel_exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HexAction:
+    kind: Literal["hex"] = "hex"
+    hex_name: Literal["evil_eye", "slumber", "cackle"] | None = None
+    target_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeedAction:
+    kind: Literal["deed"] = "deed"
+    deed_name: Literal["up_close_and_deadly", "quick_clear"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InspireCourageAction:
+    kind: Literal["inspire_courage"] = "inspire_courage"
+
+
+@dataclass(frozen=True, slots=True)
+class SpellCombatAction:
+    kind: Literal["spell_combat"] = "spell_combat"
+    spell_name: str | None = None
+    target_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DelayAction:
+    kind: Literal["delay"] = "delay"
+    target_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyAction:
+    kind: Literal["ready"] = "ready"
+    ready_trigger: (
+        Literal["enemy_enters_reach", "enemy_casts", "enemy_attacks", "enemy_hits_ally"] | None
+    ) = None
+    target_id: str | None = None
+    maneuver: str | None = None
+    spell_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TotalDefenseAction:
+    kind: Literal["total_defense"] = "total_defense"
+
+
+@dataclass(frozen=True, slots=True)
+class FightDefensivelyAction:
+    kind: Literal["fight_defensively"] = "fight_defensively"
+
+
+@dataclass(frozen=True, slots=True)
+class AidAnotherAction:
+    kind: Literal["aid_another"] = "aid_another"
+    target_id: str | None = None
+    aid_mode: Literal["attack", "ac"] = "attack"
+
+
+@dataclass(frozen=True, slots=True)
+class StandUpAction:
+    kind: Literal["stand_up"] = "stand_up"
+
+
+@dataclass(frozen=True, slots=True)
+class DropProneAction:
+    kind: Literal["drop_prone"] = "drop_prone"
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieveWeaponAction:
+    kind: Literal["retrieve_weapon"] = "retrieve_weapon"
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RepairWeaponAction:
+    kind: Literal["repair_weapon"] = "repair_weapon"
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ActivatePowerAttackAction:
+    kind: Literal["activate_power_attack"] = "activate_power_attack"
+
+
+@dataclass(frozen=True, slots=True)
+class SwiftAction:
+    kind: Literal["swift"] = "swift"
+
+
+@dataclass(frozen=True, slots=True)
+class FreeAction:
+    kind: Literal["free"] = "free"
+
+
+@dataclass(frozen=True, slots=True)
+class FullRoundAction:
+    kind: Literal["full_round"] = "full_round"
+
+
+@dataclass(frozen=True, slots=True)
+class WaitAction:
+    """Do nothing this turn (always succeeds)."""
+
+    kind: Literal["wait"] = "wait"
+
+
+@dataclass(frozen=True, slots=True)
+class ImmediateAction:
+    kind: Literal["immediate"] = "immediate"
+
+
+Action = (
+    AttackAction
+    | FullAttackAction
+    | MoveAction
+    | FiveFootStepAction
+    | ChargeAction
+    | WithdrawAction
+    | RunAction
+    | HideAction
+    | ManeuverAction
+    | CastSpellAction
+    | ChannelEnergyAction
+    | HexAction
+    | DeedAction
+    | InspireCourageAction
+    | SpellCombatAction
+    | DelayAction
+    | ReadyAction
+    | TotalDefenseAction
+    | FightDefensivelyAction
+    | AidAnotherAction
+    | StandUpAction
+    | DropProneAction
+    | RetrieveWeaponAction
+    | RepairWeaponAction
+    | ActivatePowerAttackAction
+    | SwiftAction
+    | FreeAction
+    | FullRoundAction
+    | WaitAction
+    | ImmediateAction
+)
+
+ActionKind = Literal[
+    "attack", "full_attack", "move", "5foot_step", "charge", "withdraw", "run", "hide",
+    "maneuver", "cast_spell", "channel_energy", "hex", "deed", "inspire_courage",
+    "spell_combat", "delay", "ready", "total_defense", "fight_defensively", "aid_another",
+    "stand_up", "drop_prone", "retrieve_weapon", "repair_weapon", "activate_power_attack",
+    "swift", "free", "full_round", "wait", "immediate",
+]
+
+
+class Slot(StrEnum):
+    """Where an action sits in the turn's budget (CRB « Actions in Combat »)."""
+
+    STANDARD = "standard"
+    MOVE = "move"
+    SWIFT = "swift"
+    FULL_ROUND = "full_round"
+    FREE = "free"
+
+
+#: Budget slot of every action kind (inventory §3.10). ``cast_spell`` depends on
+#: the spell's casting time; standard until spells exist. ``hide`` is a move
+#: action (SRD Stealth) and ``fight_defensively`` a free mode declaration for the
+#: attacks that follow (the seed's X4 table); see docs/rules.md.
+SLOT_OF_KIND: dict[str, Slot] = {
+    "attack": Slot.STANDARD,
+    "maneuver": Slot.STANDARD,
+    "channel_energy": Slot.STANDARD,
+    "hex": Slot.STANDARD,
+    "delay": Slot.STANDARD,
+    "ready": Slot.STANDARD,
+    "total_defense": Slot.STANDARD,
+    "aid_another": Slot.STANDARD,
+    "cast_spell": Slot.STANDARD,
+    "move": Slot.MOVE,
+    "stand_up": Slot.MOVE,
+    "retrieve_weapon": Slot.MOVE,
+    "repair_weapon": Slot.MOVE,
+    "hide": Slot.MOVE,
+    "swift": Slot.SWIFT,
+    "deed": Slot.SWIFT,
+    "inspire_courage": Slot.SWIFT,
+    "full_attack": Slot.FULL_ROUND,
+    "charge": Slot.FULL_ROUND,
+    "withdraw": Slot.FULL_ROUND,
+    "full_round": Slot.FULL_ROUND,
+    "spell_combat": Slot.FULL_ROUND,
+    "run": Slot.FULL_ROUND,
+    "wait": Slot.FREE,
+    "free": Slot.FREE,
+    "immediate": Slot.FREE,
+    "5foot_step": Slot.FREE,
+    "drop_prone": Slot.FREE,
+    "activate_power_attack": Slot.FREE,
+    "fight_defensively": Slot.FREE,
+}
+
+#: Kinds that move the actor; at most one of them per turn when a 5-foot step is taken.
+MOVEMENT_KINDS = frozenset({"move", "5foot_step", "charge", "withdraw", "run"})
+
+#: Kinds the engine resolves today. Every other kind is classified in the budget
+#: and answered with ``unsupported_kind``.
+IMPLEMENTED_KINDS = frozenset(
+    {"attack", "full_attack", "move", "5foot_step", "charge", "withdraw", "wait"}
+)
+
+
+class Reason(StrEnum):
+    """Closed vocabulary of ``ActionResult.reason`` (``None`` means plain success)."""
+
+    MISSING_TARGET = "missing_target"
+    UNSUPPORTED_KIND = "unsupported_kind"
+    DOWNGRADED_ACTION_ECONOMY = "downgraded:action_economy"
+    DOWNGRADED_CAST_TIME = "downgraded:cast_time"
+    DOWNGRADED_STAGGERED = "downgraded:staggered"
+    DOWNGRADED_NAUSEATED = "downgraded:nauseated"
+    DOWNGRADED_IMMEDIATE_SWIFT = "downgraded:immediate_swift"
+    DOWNGRADED_SURPRISE = "downgraded:surprise"
+    DELAYED = "delayed"
+    ALREADY_DELAYED = "already_delayed"
+    READY = "ready"
+    NOT_PRONE = "not_prone"
+    ALREADY_PRONE = "already_prone"
+    WEAPON_UNAVAILABLE = "weapon_unavailable"
+    INVALID_DESTINATION = "invalid_destination"
+    NO_SLOT = "no_slot"
+    NO_WEAPON = "no_weapon"
+    UNREACHABLE_DESTINATION = "unreachable_destination"
+    UNTRAINED_TUMBLE = "untrained_tumble"
+    NO_LINE_OF_EFFECT = "no_line_of_effect"
+    OUT_OF_RANGE = "out_of_range"
+    NO_CHARGE_PATH = "no_charge_path"
+    #: extension: the actor fell (dying, dead) before this action of its plan
+    ACTOR_DOWN = "actor_down"
+    #: extension: the target is already down (dying, dead, unconscious)
+    TARGET_DOWN = "target_down"
+
+
+REASONS = frozenset(r.value for r in Reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """The engine's answer to one action."""
+
+    kind: str
+    ok: bool
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "ok": self.ok, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """A policy's answer: ordered actions plus an optional rationale."""
+
+    actions: tuple[Action, ...]
+    rationale: str | None = None
+
+
+ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="kind")])
+
+
+def parse_action(data: object) -> Action:
+    """Validate a JSON-like object into an Action (raises pydantic's ValidationError)."""
+    result: Action = ACTION_ADAPTER.validate_python(data)
+    return result
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """Serialise an action (round-trips through :func:`parse_action`)."""
+    data: dict[str, Any] = ACTION_ADAPTER.dump_python(action, mode="json")
+    return data
+
+
+def action_json_schema() -> dict[str, Any]:
+    """JSON Schema of :data:`Action` (id ``pf1e-sim/action@1``)."""
+    schema: dict[str, Any] = ACTION_ADAPTER.json_schema()
+    schema["$id"] = "pf1e-sim/action@1"
+    return schema

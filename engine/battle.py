@@ -1,0 +1,420 @@
+"""One fight: initiative, rounds, turns, action dispatch, victory.
+
+The turn loop is deliberately small: build the Observation, ask the side's
+policy for a plan, filter it through the action budget, dispatch each kept
+action to its rule module, record the results.
+
+* Initiative: d20 + modifier, sorted on (total, modifier, deployment order),
+  highest first, rolled once.
+* A dying combatant's turn is its stabilization check; stable, dead and
+  unconscious combatants skip their turn.
+* The fight ends as soon as at most one side has active combatants (that side
+  wins); after ``round_cap`` rounds it is a draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.actions import (
+    IMPLEMENTED_KINDS,
+    SLOT_OF_KIND,
+    Action,
+    ActionResult,
+    AttackAction,
+    ChargeAction,
+    FiveFootStepAction,
+    FullAttackAction,
+    MoveAction,
+    Reason,
+    Slot,
+    TurnPlan,
+    WithdrawAction,
+)
+from engine.attack import iterative_penalties, resolve_swing
+from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
+from engine.creatures import AttackProfile
+from engine.economy import filter_plan
+from engine.life import lose_hp, stabilization_check
+from engine.maps import Cell, GameMap
+from engine.movement import (
+    charge_path,
+    path_to_destination,
+    path_toward,
+    step_allowed,
+    step_toward,
+    walk_budget,
+    withdraw_path,
+)
+from engine.observation import CombatantView, Observation, ProfileView
+from engine.reach import attack_reason, melee_reach_ft, weapon_for
+from engine.rng import Rng
+from engine.state import CombatantState
+
+
+class Policy(Protocol):
+    """Anything that turns an Observation into a turn plan."""
+
+    def decide(self, obs: Observation) -> TurnPlan: ...
+
+
+#: one transcript entry: (round or None for raw lines, actor id or None, message, rolls)
+LogEntry = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class FightResult:
+    """Outcome of one fight."""
+
+    winner: str | None
+    rounds: int
+    combatants: tuple[CombatantState, ...]
+    log: tuple[LogEntry, ...] | None
+
+
+class Battle:
+    """Mutable state and rules loop of a single fight."""
+
+    def __init__(
+        self,
+        gmap: GameMap,
+        combatants: list[CombatantState],
+        sides: tuple[str, ...],
+        rng: Rng,
+        policies: Mapping[str, Policy] | Callable[[CombatantState], Policy],
+        *,
+        round_cap: int = 100,
+        record: bool = False,
+    ) -> None:
+        self.gmap = gmap
+        self.combatants = combatants
+        self.sides = sides
+        self.rng = rng
+        self._policies = policies
+        self.round_cap = round_cap
+        self.round = 0
+        self.log: list[LogEntry] | None = [] if record else None
+        self.by_id = {c.id: c for c in combatants}
+        self.order: list[CombatantState] = []
+        self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
+
+    # -- helpers --------------------------------------------------------------
+    def policy_for(self, actor: CombatantState) -> Policy:
+        if callable(self._policies):
+            return self._policies(actor)
+        return self._policies[actor.side]
+
+    def note(self, actor: CombatantState | None, message: str, *rolls: RollRecord) -> None:
+        """Add a transcript line (only when recording)."""
+        if self.log is not None:
+            self.log.append((self.round, actor.id if actor else None, message, rolls))
+
+    def raw(self, message: str, *rolls: RollRecord) -> None:
+        if self.log is not None:
+            self.log.append((None, None, message, rolls))
+
+    def state_change(self, target: CombatantState) -> None:
+        if self.log is None:
+            return
+        label = target.life_label()
+        if target.dead:
+            self.note(target, "meurt" if not target.profile.no_con else "est détruit")
+        elif label == "mourant":
+            self.note(target, f"tombe, mourant ({target.hp} pv)")
+        elif label == "invalide":
+            self.note(target, "est invalide (0 pv)")
+
+    def creature_cells(self, exclude: Iterable[CombatantState] = ()) -> set[Cell]:
+        ex = {id(c) for c in exclude}
+        return {c.pos for c in self.combatants if c.active and id(c) not in ex}
+
+    def hostile_cells(self, actor: CombatantState) -> set[Cell]:
+        return {c.pos for c in self.combatants if c.active and c.side != actor.side}
+
+    def sides_standing(self) -> list[str]:
+        alive = {c.side for c in self.combatants if c.active}
+        return [s for s in self.sides if s in alive]
+
+    def _fmt(self, cell: Cell) -> str:
+        r, c = self.gmap.rc(cell)
+        return f"({r},{c})"
+
+    # -- fight ----------------------------------------------------------------
+    def roll_initiative(self) -> None:
+        for c in self.combatants:
+            mod = c.profile.spec.initiative_mod
+            rec = check(self.rng, D20_PLAIN, CheckKind.INITIATIVE, (Modifier(mod, "initiative"),), None)
+            c.initiative = rec.total
+            c.initiative_roll = rec
+            self.raw(f"initiative : {c.id} d20={rec.natural}{mod:+d}={rec.total}", rec)
+        self.order = sorted(
+            self.combatants,
+            key=lambda c: (-c.initiative, -c.profile.spec.initiative_mod, c.index),
+        )
+
+    def run(self) -> FightResult:
+        self.roll_initiative()
+        winner: str | None = None
+        over = len(self.sides_standing()) <= 1
+        while not over and self.round < self.round_cap:
+            self.round += 1
+            for actor in self.order:
+                if actor.dead:
+                    continue
+                if actor.hp < 0:
+                    if not actor.stable:
+                        self._dying_turn(actor)
+                    continue
+                self.take_turn(actor)
+                if len(self.sides_standing()) <= 1:
+                    over = True
+                    break
+        standing = self.sides_standing()
+        if over and len(standing) == 1:
+            winner = standing[0]
+            self.raw(f"combat terminé : victoire de {winner} en {self.round} rounds")
+        else:
+            self.raw(f"combat terminé : nul (plafond de {self.round_cap} rounds atteint)")
+        return FightResult(
+            winner,
+            self.round if winner else self.round_cap,
+            tuple(self.combatants),
+            tuple(self.log) if self.log is not None else None,
+        )
+
+    def _dying_turn(self, actor: CombatantState) -> None:
+        rec = stabilization_check(self.rng, actor)
+        if self.log is not None:
+            text = f"stabilisation {rec.explain('DD')}"
+            if rec.success:
+                text += " : stable"
+            elif actor.dead:
+                text += " : meurt"
+            else:
+                text += f" : perd 1 pv ({actor.hp} pv)"
+            self.note(actor, text, rec)
+
+    # -- observation ------------------------------------------------------------
+    def observe(self, actor: CombatantState) -> Observation:
+        views = tuple(
+            CombatantView(
+                static=self._views[c.id],
+                cell=c.pos,
+                pos=self.gmap.rc(c.pos),
+                hp=c.hp,
+                active=c.active,
+                dead=c.dead,
+                dying=c.dying,
+                stabilized=c.stable,
+                disabled=c.disabled,
+                initiative_total=c.initiative,
+                charging=c.charging,
+                speed_effective_ft=c.speed_ft,
+            )
+            for c in self.combatants
+        )
+        return Observation(
+            gmap=self.gmap,
+            round=self.round,
+            acting_id=actor.id,
+            initiative_order=tuple(c.id for c in self.order),
+            combatants=views,
+            last_turn_results=actor.last_results,
+        )
+
+    # -- turn -----------------------------------------------------------------
+    def take_turn(self, actor: CombatantState) -> None:
+        actor.charging = False
+        actor.moved_this_turn = False
+        obs = self.observe(actor)
+        plan = self.policy_for(actor).decide(obs)
+        actions = plan.actions
+        kept, results = filter_plan(actions, staggered=actor.disabled)
+        out: list[ActionResult] = []
+        for action, keep, dropped in zip(actions, kept, results, strict=True):
+            if not keep:
+                assert dropped is not None
+                out.append(dropped)
+                self.note(actor, f"action refusée : {action.kind} ({dropped.reason})")
+                continue
+            if not actor.active:
+                out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
+                continue
+            was_disabled = actor.disabled
+            result = self.dispatch(actor, action)
+            out.append(result)
+            if not result.ok:
+                self.note(actor, f"action sans effet : {action.kind} ({result.reason})")
+            if (
+                result.ok
+                and was_disabled
+                and actor.hp == 0
+                and SLOT_OF_KIND[action.kind] is Slot.STANDARD
+            ):
+                lose_hp(actor, 1)
+                self.note(actor, "s'épuise en agissant : -1 pv, mourant")
+        actor.last_results = tuple(out)
+
+    def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
+        if action.kind not in IMPLEMENTED_KINDS:
+            return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
+        if isinstance(action, (AttackAction, FullAttackAction)):
+            return self._do_attack(actor, action)
+        if isinstance(action, MoveAction):
+            return self._do_move(actor, action)
+        if isinstance(action, FiveFootStepAction):
+            return self._do_step(actor, action)
+        if isinstance(action, ChargeAction):
+            return self._do_charge(actor, action)
+        if isinstance(action, WithdrawAction):
+            return self._do_withdraw(actor)
+        return ActionResult(action.kind, True)  # wait
+
+    def _target(self, actor: CombatantState, target_id: str | None) -> CombatantState | None:
+        if target_id is None:
+            return None
+        return self.by_id.get(target_id)
+
+    def _choose_weapon(
+        self, actor: CombatantState, target: CombatantState, weapon_id: str | None
+    ) -> tuple[AttackProfile | None, str | None]:
+        if weapon_id is None:
+            return weapon_for(self.gmap, actor.pos, target.pos, actor.attacks)
+        for attack in actor.attacks:
+            if attack.id == weapon_id:
+                if attack_reason(self.gmap, actor.pos, target.pos, attack) is None:
+                    return attack, None
+                break
+        return None, Reason.WEAPON_UNAVAILABLE
+
+    def _do_attack(
+        self, actor: CombatantState, action: AttackAction | FullAttackAction
+    ) -> ActionResult:
+        target = self._target(actor, action.target_id)
+        if target is None:
+            return ActionResult(action.kind, False, Reason.MISSING_TARGET)
+        if not target.active:
+            return ActionResult(action.kind, False, Reason.TARGET_DOWN)
+        attack, reason = self._choose_weapon(actor, target, action.weapon_id)
+        if attack is None:
+            return ActionResult(action.kind, False, reason)
+        if action.kind == "full_attack":
+            penalties = iterative_penalties(actor.profile.spec.bab, attack)
+        else:
+            penalties = [0]
+        for pen in penalties:
+            for _ in range(attack.count):
+                if not target.active:
+                    break
+                resolve_swing(self, actor, target, attack, iterative=pen)
+        return ActionResult(action.kind, True)
+
+    def _walk(self, actor: CombatantState, cells: tuple[Cell, ...], label: str) -> None:
+        if not cells:
+            return
+        if self.log is not None:
+            trail = "->".join(self._fmt(c) for c in (actor.pos, *cells))
+            self.note(actor, f"{label} {trail}")
+        actor.pos = cells[-1]
+        actor.moved_this_turn = True
+
+    def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
+        budget = actor.speed_ft // 5
+        occupied = self.creature_cells(exclude=(actor,))
+        hostile = self.hostile_cells(actor)
+        if action.destination is not None:
+            r, c = action.destination
+            if not self.gmap.in_bounds(r, c):
+                return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
+            path = path_to_destination(
+                self.gmap, actor.pos, self.gmap.cell(r, c), budget, occupied=occupied, hostile=hostile
+            )
+            if path is None:
+                return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
+            self._walk(actor, path.cells, "déplacement")
+            return ActionResult("move", True)
+        target = self._target(actor, action.target_id)
+        if target is None:
+            return ActionResult("move", False, Reason.MISSING_TARGET)
+        reach = melee_reach_ft(actor.attacks)
+        path = path_toward(
+            self.gmap, actor.pos, target.pos, reach, occupied=occupied, hostile=hostile
+        )
+        if path is not None:
+            walked = walk_budget(path, budget, occupied)
+            self._walk(actor, walked.cells, "déplacement")
+        return ActionResult("move", True)
+
+    def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
+        occupied = self.creature_cells(exclude=(actor,))
+        if actor.speed_ft <= 5:
+            return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
+        if action.destination is not None:
+            r, c = action.destination
+            if not self.gmap.in_bounds(r, c):
+                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
+            dest = self.gmap.cell(r, c)
+            if not step_allowed(self.gmap, actor.pos, dest, occupied):
+                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
+        else:
+            target = self._target(actor, action.target_id) or self._nearest_enemy(actor)
+            if target is None:
+                return ActionResult("5foot_step", False, Reason.MISSING_TARGET)
+            step, _ = step_toward(self.gmap, actor.pos, target.pos, actor.attacks, occupied)
+            if step is None:
+                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
+            dest = step
+        self._walk(actor, (dest,), "pas de placement")
+        return ActionResult("5foot_step", True)
+
+    def _nearest_enemy(self, actor: CombatantState) -> CombatantState | None:
+        best: tuple[int, int] | None = None
+        found: CombatantState | None = None
+        for c in self.combatants:
+            if c.active and c.side != actor.side:
+                key = (self._dist(actor, c), c.index)
+                if best is None or key < best:
+                    best, found = key, c
+        return found
+
+    def _dist(self, a: CombatantState, b: CombatantState) -> int:
+        w = self.gmap.width
+        dr = abs(a.pos // w - b.pos // w)
+        dc = abs(a.pos % w - b.pos % w)
+        return max(dr, dc) + min(dr, dc) // 2
+
+    def _do_charge(self, actor: CombatantState, action: ChargeAction) -> ActionResult:
+        target = self._target(actor, action.target_id)
+        if target is None:
+            return ActionResult("charge", False, Reason.MISSING_TARGET)
+        if not target.active:
+            return ActionResult("charge", False, Reason.TARGET_DOWN)
+        attacks = actor.attacks
+        if action.weapon_id is not None:
+            attacks = tuple(a for a in attacks if a.id == action.weapon_id and a.is_melee)
+            if not attacks:
+                return ActionResult("charge", False, Reason.WEAPON_UNAVAILABLE)
+        res = charge_path(
+            self.gmap,
+            actor.pos,
+            target.pos,
+            attacks,
+            actor.speed_ft,
+            self.creature_cells(exclude=(actor,)),
+        )
+        if not res.ok or res.path is None or res.attack is None:
+            return ActionResult("charge", False, res.reason)
+        self._walk(actor, res.path.cells, "charge")
+        actor.charging = True
+        resolve_swing(self, actor, target, res.attack, charge=True)
+        return ActionResult("charge", True)
+
+    def _do_withdraw(self, actor: CombatantState) -> ActionResult:
+        enemies = self.hostile_cells(actor)
+        path = withdraw_path(
+            self.gmap, actor.pos, enemies, actor.speed_ft, self.creature_cells(exclude=(actor,))
+        )
+        self._walk(actor, path.cells, "retraite")
+        return ActionResult("withdraw", True)

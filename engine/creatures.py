@@ -1,0 +1,457 @@
+"""Combatant files (JSON): the seed's ``Combatant`` schema and its runtime profile.
+
+Values are **final** stat-block values: AC and ``attack_bonus`` already include
+the size modifier, exactly as printed in a bestiary. The engine never re-applies
+size to attacks or AC.
+
+Monsters and player characters share the schema. A combatant is a player
+character (PC) when ``pc`` is ``true``, or — for files converted from Foundry
+sheets as in the seed — when ``source`` starts with ``fiches_personnages/``.
+Everything else is a monster. This matters for ``--simple-monster-death``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from engine.dice import DiceExpr, compile_dice
+from engine.errors import DataError, suggestion
+from engine.validation import StrictModel, validate
+
+Size = Literal[
+    "Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"
+]
+
+PHYSICAL_TYPES = frozenset({"slashing", "piercing", "bludgeoning"})
+ENERGY_TYPES = frozenset({"fire", "cold", "acid", "electricity", "sonic"})
+OTHER_DAMAGE_TYPES = frozenset({"force", "negative", "positive", "untyped"})
+#: Properties that only matter for DR bypass (materials, alignments, magic).
+BYPASS_PROPERTIES = frozenset(
+    {"magic", "silver", "cold iron", "adamantine", "good", "evil", "lawful", "chaotic", "epic"}
+)
+DAMAGE_TYPES = PHYSICAL_TYPES | ENERGY_TYPES | OTHER_DAMAGE_TYPES | BYPASS_PROPERTIES
+
+CREATURE_TYPES = frozenset(
+    {
+        "aberration", "animal", "construct", "dragon", "fey", "humanoid", "magical beast",
+        "monstrous humanoid", "ooze", "outsider", "plant", "undead", "vermin",
+    }
+)
+
+ALIGNMENTS = ("LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE")
+
+
+def _check_types(types: list[str]) -> list[str]:
+    for t in types:
+        if t not in DAMAGE_TYPES:
+            raise ValueError(f"type de dégâts inconnu « {t} »{suggestion(t, DAMAGE_TYPES)}")
+    return types
+
+
+class AbilityScores(StrictModel):
+    str_score: int | None = Field(ge=0, le=99)
+    dex_score: int | None = Field(ge=0, le=99)
+    con_score: int | None = Field(ge=0, le=99)
+    int_score: int | None = Field(default=None, ge=0, le=99)
+    wis_score: int | None = Field(default=None, ge=0, le=99)
+    cha_score: int | None = Field(default=None, ge=0, le=99)
+
+
+class ACProfile(StrictModel):
+    total: int
+    touch: int
+    flat_footed: int
+
+
+class Saves(StrictModel):
+    fort: int
+    ref: int
+    will: int
+
+
+class DamageComponent(StrictModel):
+    formula: str
+    types: list[str] = Field(default_factory=list)
+
+    @field_validator("formula")
+    @classmethod
+    def _formula(cls, value: str) -> str:
+        try:
+            compile_dice(value)
+        except DataError as err:
+            raise ValueError(err.message) from None
+        return value
+
+    @field_validator("types")
+    @classmethod
+    def _types(cls, value: list[str]) -> list[str]:
+        return _check_types(value)
+
+
+class Splash(StrictModel):
+    damage: int = Field(gt=0)
+    type: str
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        _check_types([value])
+        return value
+
+
+class DamageReduction(StrictModel):
+    amount: int = Field(gt=0)
+    #: ``"-"`` (nothing bypasses), ``"magic"``, ``"bludgeoning and magic"`` (all
+    #: required), ``"good or silver"`` (any one suffices).
+    bypass: str = "-"
+
+    @field_validator("bypass")
+    @classmethod
+    def _bypass(cls, value: str) -> str:
+        parse_bypass(value)
+        return value
+
+
+def parse_bypass(text: str) -> tuple[str, tuple[str, ...]]:
+    """Parse a DR bypass into ``("none"|"all"|"any", properties)``.
+
+    >>> parse_bypass("bludgeoning and magic")
+    ('all', ('bludgeoning', 'magic'))
+    >>> parse_bypass("—")
+    ('none', ())
+    """
+    stripped = text.strip().lower()
+    if stripped in ("", "-", "—", "–"):
+        return "none", ()
+    if " and " in stripped and " or " in stripped:
+        raise ValueError(f"contournement de RD ambigu « {text} » (« and » et « or » mêlés)")
+    mode = "any" if " or " in stripped else "all"
+    parts = tuple(p.strip() for p in re.split(r"\s+(?:and|or)\s+", stripped))
+    for part in parts:
+        if part not in DAMAGE_TYPES:
+            raise ValueError(
+                f"contournement de RD inconnu « {part} »{suggestion(part, DAMAGE_TYPES)}"
+            )
+    return mode, parts
+
+
+class SkillEntry(StrictModel):
+    rank: int = Field(ge=0)
+    class_skill: bool = False
+    armor_penalty: int = Field(default=0, le=0)
+
+
+class AttackSpec(StrictModel):
+    id: str | None = Field(default=None, min_length=1)
+    name: str = Field(min_length=1)
+    kind: Literal["melee", "ranged", "touch"]
+    attack_bonus: int
+    damage: list[DamageComponent] = Field(min_length=1)
+    damage_bonus: int = 0
+    crit_range: int = Field(default=20, ge=2, le=20)
+    crit_mult: int = Field(default=2, ge=2, le=6)
+    count: int = Field(default=1, ge=1, le=10)
+    range_increment_ft: int | None = Field(default=None, gt=0)
+    reach_ft: int | None = Field(default=None, ge=0, le=100)
+    reach_weapon: bool = False
+    firearm: bool = False
+    natural: bool = False
+    secondary: bool = False
+    two_handed: bool = False
+    splash: Splash | None = None
+    hardness: int | None = Field(default=None, ge=0)
+    hit_points: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> AttackSpec:
+        if self.range_increment_ft is not None and self.kind == "melee":
+            raise ValueError(
+                "« range_increment_ft » n'est permis que pour une attaque « ranged » ou « touch »"
+            )
+        if self.kind == "ranged" and self.range_increment_ft is None:
+            raise ValueError("une attaque « ranged » exige « range_increment_ft » (> 0)")
+        if self.splash is not None and self.range_increment_ft is None:
+            raise ValueError(
+                "« splash » n'est permis que pour une arme lancée (« ranged », ou « touch » "
+                "avec « range_increment_ft »)"
+            )
+        if self.firearm and self.range_increment_ft is None:
+            raise ValueError("une arme à feu (« firearm ») exige « range_increment_ft »")
+        if self.reach_ft is not None and self.reach_ft % 5:
+            raise ValueError("« reach_ft » doit être un multiple de 5")
+        if self.secondary and not self.natural:
+            raise ValueError("« secondary » ne s'applique qu'à une attaque naturelle")
+        return self
+
+
+class Combatant(StrictModel):
+    """A monster or a player character, as written in its JSON file."""
+
+    name: str = Field(min_length=1)
+    level: int = Field(default=1, ge=0, le=40)
+    size: Size = "Medium"
+    cr: str | int | float | None = None
+    xp: int | None = Field(default=None, ge=0)
+    source: str | None = None
+    notes: str | list[str] | None = None
+    #: Extension: explicitly a player character (see module docstring).
+    pc: bool | None = None
+    abilities: AbilityScores
+    hp_max: int = Field(gt=0)
+    ac: ACProfile
+    bab: int = Field(ge=0, le=40)
+    initiative_mod: int
+    speed_land_ft: int = Field(ge=0, le=500)
+    speed_fly_ft: int | None = Field(default=None, ge=0, le=500)
+    saves: Saves
+    dr: DamageReduction | None = None
+    aware: bool = True
+    alignment: Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"] = "N"
+    creature_type: str | None = None
+    spell_resistance: int | None = Field(default=None, ge=0)
+    resistances: dict[str, int] = Field(default_factory=dict)
+    immunities: list[str] = Field(default_factory=list)
+    spell_slots: dict[str, int] = Field(default_factory=dict)
+    spells: list[str] = Field(default_factory=list)
+    casting_ability: Literal["int", "wis", "cha"] | None = None
+    metamagic_feats: list[str] = Field(default_factory=list)
+    arcane_caster: bool = False
+    armor_spell_failure: int = Field(default=0, ge=0, le=100)
+    features: list[str] = Field(default_factory=list)
+    skills: dict[str, SkillEntry] = Field(default_factory=dict)
+    resources: dict[str, int] = Field(default_factory=dict)
+    carried_items: list[str] = Field(default_factory=list)
+    summon_duration: int | None = Field(default=None, ge=0)
+    attacks: list[AttackSpec] = Field(default_factory=list)
+
+    @field_validator("creature_type")
+    @classmethod
+    def _creature_type(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        low = value.strip().lower()
+        if low not in CREATURE_TYPES:
+            raise ValueError(f"type de créature inconnu « {value} »{suggestion(low, CREATURE_TYPES)}")
+        return low
+
+    @field_validator("resistances")
+    @classmethod
+    def _resistances(cls, value: dict[str, int]) -> dict[str, int]:
+        _check_types(list(value))
+        for t, amount in value.items():
+            if amount <= 0:
+                raise ValueError(f"résistance « {t} » : valeur > 0 attendue")
+        return value
+
+    @field_validator("immunities")
+    @classmethod
+    def _immunities(cls, value: list[str]) -> list[str]:
+        return _check_types(value)
+
+    @field_validator("spell_slots")
+    @classmethod
+    def _slots(cls, value: dict[str, int]) -> dict[str, int]:
+        for level, count in value.items():
+            if not level.isdigit() or not 0 <= int(level) <= 9:
+                raise ValueError(f"niveau d'emplacement « {level} » : entier de 0 à 9 attendu")
+            if count < 0:
+                raise ValueError(f"emplacements de niveau {level} : nombre ≥ 0 attendu")
+        return value
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Combatant:
+        if self.speed_land_ft % 5 or (self.speed_fly_ft or 0) % 5:
+            raise ValueError("les vitesses doivent être des multiples de 5 pieds")
+        no_con = self.abilities.con_score is None
+        if no_con and self.creature_type not in ("undead", "construct"):
+            raise ValueError(
+                "seuls les morts-vivants et les créatures artificielles n'ont pas de Constitution "
+                "(« con_score »: null)"
+            )
+        return self
+
+
+def slug(text: str) -> str:
+    """Lowercase ASCII identifier: ``"Épée courte"`` → ``"epee-courte"``."""
+    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    out = re.sub(r"[^a-z0-9]+", "-", norm.lower()).strip("-")
+    return out or "x"
+
+
+def ability_mod(score: int | None) -> int:
+    """PF1e ability modifier; 0 for a missing score."""
+    return 0 if score is None else (score - 10) // 2
+
+
+@dataclass(frozen=True, slots=True)
+class DamagePart:
+    """One compiled damage component."""
+
+    dice: DiceExpr
+    types: tuple[str, ...]
+    #: multiplied on a critical hit and reduced by DR (slashing, piercing,
+    #: bludgeoning or untyped weapon damage)
+    physical: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AttackProfile:
+    """An attack compiled for the engine (immutable, shared by every fight)."""
+
+    id: str
+    name: str
+    kind: str
+    attack_bonus: int
+    parts: tuple[DamagePart, ...]
+    damage_bonus: int
+    crit_range: int
+    crit_mult: int
+    count: int
+    range_increment_ft: int | None
+    #: melee reach in feet (5 for an ordinary weapon), 0 for ranged attacks
+    reach_ft: int
+    natural: bool
+    #: properties of the attack for DR bypass (its physical types and materials)
+    bypass: frozenset[str]
+    spec: AttackSpec
+    #: process-unique number, used as a cheap cache key by geometry caches
+    uid: int = 0
+
+    @property
+    def is_melee(self) -> bool:
+        return self.range_increment_ft is None
+
+    @property
+    def max_range_ft(self) -> int:
+        """Farthest usable distance: 10 increments (5 for thrown/firearm touch)."""
+        if self.range_increment_ft is None:
+            return self.reach_ft
+        increments = 5 if self.kind == "touch" else 10
+        return self.range_increment_ft * increments
+
+
+NATURAL_REACH_FT = {
+    "Fine": 0, "Diminutive": 0, "Tiny": 0, "Small": 5, "Medium": 5,
+    "Large": 10, "Huge": 15, "Gargantuan": 20, "Colossal": 30,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CombatantProfile:
+    """Static data of one combatant, compiled once from its file."""
+
+    base_id: str
+    spec: Combatant
+    attacks: tuple[AttackProfile, ...]
+    is_pc: bool
+    #: undead and constructs: no Con, destroyed at 0 hp
+    no_con: bool
+    con_score: int
+    con_mod: int
+    source_file: str | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+_UIDS = itertools.count(1)
+
+
+def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
+    parts: list[DamagePart] = []
+    bypass: set[str] = set()
+    for comp in spec.damage:
+        types = tuple(comp.types)
+        physical = not types or any(t in PHYSICAL_TYPES or t in BYPASS_PROPERTIES for t in types)
+        parts.append(DamagePart(compile_dice(comp.formula), types, physical))
+        if physical:
+            bypass.update(types)
+    if spec.range_increment_ft is None:
+        reach = spec.reach_ft if spec.reach_ft is not None else NATURAL_REACH_FT.get(size, 5)
+    else:
+        reach = 0
+    return AttackProfile(
+        id=ident,
+        name=spec.name,
+        kind=spec.kind,
+        attack_bonus=spec.attack_bonus,
+        parts=tuple(parts),
+        damage_bonus=spec.damage_bonus,
+        crit_range=spec.crit_range,
+        crit_mult=spec.crit_mult,
+        count=spec.count,
+        range_increment_ft=spec.range_increment_ft,
+        reach_ft=reach,
+        natural=spec.natural,
+        bypass=frozenset(bypass),
+        spec=spec,
+        uid=next(_UIDS),
+    )
+
+
+def compile_combatant(spec: Combatant, source_file: str | None = None) -> CombatantProfile:
+    """Compile a validated combatant into its runtime profile."""
+    attacks: list[AttackProfile] = []
+    used: set[str] = set()
+    for i, att in enumerate(spec.attacks):
+        base = att.id or slug(att.name)
+        ident = base
+        n = 2
+        while ident in used:
+            if att.id is not None:
+                raise DataError(
+                    f"identifiant d'attaque « {att.id} » en double",
+                    source=source_file,
+                    location=f"attacks[{i}].id",
+                )
+            ident = f"{base}-{n}"
+            n += 1
+        used.add(ident)
+        attacks.append(_compile_attack(att, ident, spec.size))
+    no_con = spec.abilities.con_score is None
+    is_pc = bool(spec.pc) or (
+        spec.pc is None and (spec.source or "").startswith("fiches_personnages/")
+    )
+    return CombatantProfile(
+        base_id=slug(spec.name),
+        spec=spec,
+        attacks=tuple(attacks),
+        is_pc=is_pc,
+        no_con=no_con,
+        con_score=spec.abilities.con_score or 0,
+        con_mod=ability_mod(spec.abilities.con_score),
+        source_file=source_file,
+    )
+
+
+def parse_combatant(text: str, source: str | None = None) -> CombatantProfile:
+    """Parse and validate combatant JSON text. :raises DataError: on any problem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(
+            f"JSON invalide (ligne {err.lineno}, colonne {err.colno})", source=source
+        ) from None
+    spec = validate(Combatant, data, source)
+    return compile_combatant(spec, source)
+
+
+def load_combatant(path: str | Path) -> CombatantProfile:
+    """Read a combatant file. :raises DataError: unreadable or invalid file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise DataError(f"lecture impossible ({err.strerror})", source=str(p)) from None
+    except UnicodeDecodeError:
+        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
+    return parse_combatant(text, str(p))

@@ -1,0 +1,95 @@
+"""The action budget of a turn (CRB « Actions in Combat »), enforced for every policy.
+
+A turn allows one standard action and one move action, or one full-round action,
+plus one swift action and free actions. A move action may take the place of the
+standard action (so ``(move, move)`` is legal). A 5-foot step is free but
+excludes any other movement in the turn. A disabled (staggered) creature gets a
+single move *or* standard action and no full-round action.
+
+Filtering is greedy and stable: actions are taken in the policy's order, each
+kept while its slot is free; the others are answered with
+``downgraded:action_economy`` (or ``downgraded:staggered``).
+
+>>> from engine.actions import AttackAction, FullAttackAction, MoveAction
+>>> kept, _ = filter_plan((AttackAction(), FullAttackAction(), MoveAction()))
+>>> [a.kind for a, k in zip((AttackAction(), FullAttackAction(), MoveAction()), kept) if k]
+['attack', 'move']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.actions import (
+    MOVEMENT_KINDS,
+    SLOT_OF_KIND,
+    Action,
+    ActionResult,
+    Reason,
+    Slot,
+)
+
+
+def filter_plan(
+    actions: Sequence[Action], *, staggered: bool = False
+) -> tuple[list[bool], list[ActionResult | None]]:
+    """Which actions of a plan fit the budget.
+
+    Returns a keep-mask and, for each dropped action, its ``ActionResult``.
+    """
+    standard = move = swift = True
+    moved = stepped = False
+    single_used = False
+    kept: list[bool] = []
+    results: list[ActionResult | None] = []
+
+    def drop(action: Action, reason: str) -> None:
+        kept.append(False)
+        results.append(ActionResult(action.kind, False, reason))
+
+    for action in actions:
+        kind = action.kind
+        slot = SLOT_OF_KIND[kind]
+        if staggered:
+            if slot is Slot.FULL_ROUND:
+                drop(action, Reason.DOWNGRADED_STAGGERED)
+                continue
+            if slot in (Slot.STANDARD, Slot.MOVE):
+                if single_used:
+                    drop(action, Reason.DOWNGRADED_STAGGERED)
+                    continue
+        if kind in MOVEMENT_KINDS and (stepped or (kind == "5foot_step" and moved)):
+            drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+            continue
+        if slot is Slot.STANDARD:
+            if not standard:
+                drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+                continue
+            standard = False
+        elif slot is Slot.MOVE:
+            if move:
+                move = False
+            elif standard:
+                standard = False
+            else:
+                drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+                continue
+        elif slot is Slot.FULL_ROUND:
+            if not (standard and move):
+                drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+                continue
+            standard = move = False
+        elif slot is Slot.SWIFT:
+            if not swift:
+                drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+                continue
+            swift = False
+        if slot in (Slot.STANDARD, Slot.MOVE):
+            single_used = True
+        if kind == "5foot_step":
+            stepped = True
+        elif kind in MOVEMENT_KINDS:
+            moved = True
+        kept.append(True)
+        results.append(None)
+    return kept, results

@@ -1,0 +1,72 @@
+"""Errors raised by the engine, with French messages meant for end users.
+
+Three families, in the spirit of python-chess (malformed / illegal / ambiguous):
+
+* :class:`DataError` — a content file (map, combatant, encounter) is malformed or
+  inconsistent. The CLI prints it on one line and exits with status 2.
+* :class:`EncounterError` — the files are valid on their own but cannot be put
+  together (unknown side, zone too small…). Also a user error, exit 2.
+* :class:`ScriptExhaustedError` — a :class:`~engine.rng.ScriptedRng` ran out of
+  dice; a test-authoring error, never a user error.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class Pf1eSimError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class DataError(Pf1eSimError):
+    """A content file is malformed. ``str(err)`` is a one-line French message.
+
+    :param message: what is wrong, in French.
+    :param source: the file (or other origin) being read, if known.
+    :param location: the field path inside it (``attacks[0].crit_range``), if known.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, location: str | None = None):
+        self.message = message
+        self.source = source
+        self.location = location
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts: list[str] = []
+        if self.source:
+            parts.append(self.source)
+        if self.location:
+            parts.append(f"champ « {self.location} »")
+        prefix = " : ".join(parts)
+        return f"{prefix} : {self.message}" if prefix else self.message
+
+    def with_source(self, source: str) -> DataError:
+        """Return a copy of this error that names ``source`` as its file."""
+        return DataError(self.message, source=source, location=self.location)
+
+
+class EncounterError(Pf1eSimError):
+    """Valid files that cannot form an encounter (sides, zones, deployment)."""
+
+
+class ScriptExhaustedError(Pf1eSimError):
+    """A scripted RNG was asked for more dice than it was given."""
+
+
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """Return the known name closest to ``name``, or ``None`` if none is close.
+
+    >>> closest("atack_bonus", ["attack_bonus", "damage"])
+    'attack_bonus'
+    """
+    matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    return matches[0] if matches else None
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    """French suffix suggesting the closest known name, or an empty string."""
+    best = closest(name, known)
+    return f" (vouliez-vous dire « {best} » ?)" if best else ""

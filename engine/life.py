@@ -1,0 +1,64 @@
+"""Life states: disabled, dying, stabilization, death (SRD « Injury and Death »).
+
+* hp > 0: active.
+* hp = 0: **disabled** — active but staggered (one move *or* one standard
+  action, no full-round action, half speed); completing a standard action costs
+  1 hp, which leaves the creature dying at −1.
+* hp < 0: **dying** — unconscious; at each of its turns a DC 10 Constitution check
+  (d20 + Con modifier − |hp|, natural 20 always succeeds) stabilizes it, a
+  failure costs 1 more hp. A stable creature stays unconscious; a new wound makes
+  it dying again.
+* hp ≤ −Con score: **dead**. Undead and constructs (no Con) are destroyed at 0.
+* ``--simple-monster-death``: monsters (not PCs) die at hp ≤ 0.
+"""
+
+from __future__ import annotations
+
+from engine.checks import D20_STABILIZE, CheckKind, Modifier, RollRecord, check
+from engine.rng import Rng
+from engine.state import CombatantState
+
+STABILIZE_DC = 10
+
+
+def update_state(target: CombatantState) -> None:
+    """Apply the death thresholds after the target's hp changed."""
+    if target.dead:
+        return
+    prof = target.profile
+    if prof.no_con or target.dies_at_zero:
+        if target.hp <= 0:
+            target.dead = True
+        return
+    if target.hp <= -prof.con_score:
+        target.dead = True
+
+
+def apply_damage(target: CombatantState, amount: int) -> None:
+    """Lethal damage to ``target`` (amount ≥ 0), then its new life state."""
+    if amount <= 0:
+        return
+    target.hp -= amount
+    target.damage_taken += amount
+    target.stable = False
+    update_state(target)
+
+
+def lose_hp(target: CombatantState, amount: int) -> None:
+    """Hit points lost without an attacker (dying, disabled exertion): not attrition."""
+    target.hp -= amount
+    update_state(target)
+
+
+def stabilization_check(rng: Rng, target: CombatantState) -> RollRecord:
+    """The dying creature's turn: DC 10 Con check; failure costs 1 hp."""
+    mods = (
+        Modifier(target.profile.con_mod, "Constitution"),
+        Modifier(target.hp, "points de vie négatifs"),
+    )
+    record = check(rng, D20_STABILIZE, CheckKind.STABILIZE, mods, STABILIZE_DC)
+    if record.success:
+        target.stable = True
+    else:
+        lose_hp(target, 1)
+    return record

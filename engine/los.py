@@ -1,0 +1,197 @@
+"""Line of effect and cover by the corner rule (SRD « Cover », « Line of Effect »).
+
+Lines run from corners of the attacker's square to corners of the target's
+square. A line is affected by a square only when it passes through that
+square's *interior*: grazing a corner or running along an edge does not count
+(the map has no thin walls), except along an edge between two cover squares,
+which is inside a solid mass and crosses both.
+
+* **Line of effect** exists when at least one line crosses no ``blocks_los``
+  square.
+* **Ranged cover** (and melee at reach): the attacker chooses the corner of its
+  square that gives the target the least cover; from that corner the target's
+  cover is the highest level among the four lines. A corner all of whose lines
+  are blocked sees nothing. Terrain cover comes from the crossed squares
+  (``cover_bonus`` 2/4/8; ``cover: true`` or a ``blocks_los`` square partially
+  in the way: +4). Soft cover: an active creature in a crossed square gives +4
+  against ranged attacks only.
+* **Adjacent melee**: any of the sixteen lines crossing a cover square gives the
+  target that cover; the attacker does not choose a corner and creatures never
+  give cover.
+
+Per pair of squares the terrain part is computed once and cached on the map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+from fractions import Fraction
+
+from engine.maps import Cell, GameMap
+
+#: value of a line that crosses a ``blocks_los`` square, for corner selection
+BLOCKED = 1000
+SOFT_COVER = 4
+
+
+@dataclass(frozen=True, slots=True)
+class PairGeometry:
+    """Terrain facts for (attacker square, target square), cached per map."""
+
+    #: at least one line free of ``blocks_los`` squares
+    line_of_effect: bool
+    #: per attacker corner, per line: (terrain value or BLOCKED, crossed squares)
+    corners: tuple[tuple[tuple[int, tuple[Cell, ...]], ...], ...]
+    #: ranged/reach terrain cover (attacker's best corner), 0 when no LoE
+    ranged_cover: int
+    #: adjacent-melee terrain cover (any of the 16 lines)
+    melee_cover: int
+    #: every square crossed by some line (soft-cover fast path)
+    crossed: frozenset[Cell]
+
+
+def _crossed(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
+    """Squares whose interior the segment (x0,y0)→(x1,y1) passes through."""
+    dx, dy = x1 - x0, y1 - y0
+    if dx == 0 or dy == 0:
+        return _along_edge(gmap, x0, y0, x1, y1)
+    ts: set[Fraction] = {Fraction(0), Fraction(1)}
+    for k in range(min(x0, x1) + 1, max(x0, x1)):
+        ts.add(Fraction(k - x0, dx))
+    for k in range(min(y0, y1) + 1, max(y0, y1)):
+        ts.add(Fraction(k - y0, dy))
+    ordered = sorted(ts)
+    out: list[Cell] = []
+    for t0, t1 in zip(ordered, ordered[1:], strict=False):
+        tm = (t0 + t1) / 2
+        xm = x0 + tm * dx
+        ym = y0 + tm * dy
+        col, row = int(xm), int(ym)  # both positive: floor
+        if 0 <= row < gmap.height and 0 <= col < gmap.width:
+            out.append(row * gmap.width + col)
+    return out
+
+
+def _along_edge(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
+    """A segment running along grid lines touches no interior; it is still inside
+    a solid mass when the squares on *both* sides of an edge give cover (two
+    walls side by side), and then it crosses both."""
+    out: list[Cell] = []
+    h, w = gmap.height, gmap.width
+    if x0 == x1:
+        for y in range(min(y0, y1), max(y0, y1)):
+            left, right = x0 - 1, x0
+            if 0 <= y < h and 0 <= left and right < w:
+                a, b = y * w + left, y * w + right
+                if gmap.cover[a] and gmap.cover[b]:
+                    out += (a, b)
+    else:
+        for x in range(min(x0, x1), max(x0, x1)):
+            up, down = y0 - 1, y0
+            if 0 <= x < w and 0 <= up and down < h:
+                a, b = up * w + x, down * w + x
+                if gmap.cover[a] and gmap.cover[b]:
+                    out += (a, b)
+    return out
+
+
+def _corners(gmap: GameMap, cell: Cell) -> tuple[tuple[int, int], ...]:
+    r, c = divmod(cell, gmap.width)
+    return ((c, r), (c + 1, r), (c, r + 1), (c + 1, r + 1))
+
+
+def pair_geometry(gmap: GameMap, a: Cell, b: Cell) -> PairGeometry:
+    """Line of effect and terrain cover between two squares (cached)."""
+    key = ("pair", a, b)
+    cached = gmap.cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    corners: list[tuple[tuple[int, tuple[Cell, ...]], ...]] = []
+    any_clear = False
+    melee = 0
+    crossed_all: set[Cell] = set()
+    for ax, ay in _corners(gmap, a):
+        lines: list[tuple[int, tuple[Cell, ...]]] = []
+        for bx, by in _corners(gmap, b):
+            cells = tuple(c for c in _crossed(gmap, ax, ay, bx, by) if c not in (a, b))
+            crossed_all.update(cells)
+            value = 0
+            blocked = False
+            for c in cells:
+                value = max(value, gmap.cover[c])
+                if gmap.blocks_los[c]:
+                    blocked = True
+            if not blocked:
+                any_clear = True
+            melee = max(melee, value)
+            lines.append((BLOCKED if blocked else value, cells))
+        corners.append(tuple(lines))
+    ranged = 0
+    if any_clear:
+        ranged = min(_corner_value(lines) for lines in corners)
+        if ranged >= BLOCKED:  # every corner has a blocked line: partial cover
+            ranged = min(
+                max(v if v < BLOCKED else 4 for v, _ in lines)
+                for lines in corners
+                if any(v < BLOCKED for v, _ in lines)
+            )
+    geo = PairGeometry(any_clear, tuple(corners), ranged, melee, frozenset(crossed_all))
+    gmap.cache[key] = geo
+    return geo
+
+
+def _corner_value(lines: tuple[tuple[int, tuple[Cell, ...]], ...]) -> int:
+    if all(v >= BLOCKED for v, _ in lines):
+        return BLOCKED * 2  # sees nothing from this corner
+    return max(lines, key=lambda item: item[0])[0]
+
+
+def has_line_of_effect(gmap: GameMap, a: Cell, b: Cell) -> bool:
+    """Whether a clear line exists between two squares."""
+    if a == b:
+        return True
+    return pair_geometry(gmap, a, b).line_of_effect
+
+
+def adjacent(gmap: GameMap, a: Cell, b: Cell) -> bool:
+    w = gmap.width
+    return a != b and abs(a // w - b // w) <= 1 and abs(a % w - b % w) <= 1
+
+
+def cover_bonus(
+    gmap: GameMap,
+    a: Cell,
+    b: Cell,
+    *,
+    melee: bool,
+    creatures: Container[Cell] = (),
+) -> int:
+    """AC bonus from cover for an attack from ``a`` against ``b``.
+
+    ``creatures`` holds the squares of active creatures other than attacker and
+    target; they give soft cover to ranged attacks only.
+    """
+    if a == b:
+        return 0
+    geo = pair_geometry(gmap, a, b)
+    if not geo.line_of_effect:
+        return 0
+    if melee and adjacent(gmap, a, b):
+        return geo.melee_cover
+    if melee:
+        return geo.ranged_cover
+    if not any(c in creatures for c in geo.crossed):
+        return geo.ranged_cover
+    best = BLOCKED * 2
+    for lines in geo.corners:
+        if all(v >= BLOCKED for v, _ in lines):
+            continue
+        worst = 0
+        for value, cells in lines:
+            v = 4 if value >= BLOCKED else value
+            if any(c in creatures for c in cells):
+                v = max(v, SOFT_COVER)
+            worst = max(worst, v)
+        best = min(best, worst)
+    return 0 if best >= BLOCKED else best

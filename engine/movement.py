@@ -1,0 +1,385 @@
+"""Movement actions: move, 5-foot step, charge, withdraw (SRD « Movement », « Charge »).
+
+All functions are pure: they take the map, cells and the squares occupied by
+other creatures, and return paths. The engine walks the paths; the Observation
+reports what they would allow.
+
+* **Move toward a target**: the cheapest real path (Dijkstra/A*, 5-10-5, terrain,
+  elevation, corner rule) to a free square from which the mover's melee reach
+  covers the target, walked up to the speed budget. Allies' squares can be
+  crossed but never ended on (the walk backs up to the last free square);
+  active enemies block. When no such square can be reached at all, the mover
+  heads for the reachable free square closest to the target.
+* **Move to a destination**: the square must be passable, free and reachable
+  within the budget, else ``unreachable_destination``.
+* **5-foot step**: one adjacent free square, corner rule, not into difficult
+  terrain nor up a level (movement hampered), never for speed ≤ 5 ft.
+* **Charge**: see :func:`charge_path`.
+* **Withdraw**: up to 2× speed, each step to the free neighbour farthest (by
+  movement cost) from the nearest active enemy, while it gets strictly farther.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Collection, Container
+from dataclasses import dataclass
+
+from engine.actions import Reason
+from engine.creatures import AttackProfile
+from engine.grid import (
+    Path,
+    bresenham,
+    cost_field,
+    distance_ft,
+    distance_squares,
+    find_path,
+    neighbours,
+    step_cost,
+)
+from engine.los import has_line_of_effect
+from engine.maps import Cell, GameMap
+from engine.reach import attack_reason
+
+
+def _chebyshev(gmap: GameMap, a: Cell, b: Cell) -> int:
+    w = gmap.width
+    return max(abs(a // w - b // w), abs(a % w - b % w))
+
+
+def attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
+    """Passable squares within ``reach_ft`` of ``target`` with line of effect to it (cached)."""
+    key = ("attack_squares", target, reach_ft)
+    cached = gmap.cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    out = _attack_squares(gmap, target, reach_ft)
+    gmap.cache[key] = out
+    return out
+
+
+def _attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
+    span = max(1, reach_ft // 5)
+    w = gmap.width
+    tr, tc = divmod(target, w)
+    out: list[Cell] = []
+    for r in range(max(0, tr - span), min(gmap.height, tr + span + 1)):
+        for c in range(max(0, tc - span), min(w, tc + span + 1)):
+            cell = r * w + c
+            if cell == target or gmap.move_cost[cell] == 0:
+                continue
+            if distance_ft(gmap, cell, target) <= reach_ft and has_line_of_effect(
+                gmap, cell, target
+            ):
+                out.append(cell)
+    return out
+
+
+def walk_budget(path: Path, budget: int, occupied: Container[Cell]) -> Path:
+    """The longest prefix of ``path`` within ``budget`` squares that ends on a free square."""
+    n = 0
+    for i, cost in enumerate(path.costs):
+        if cost > budget:
+            break
+        n = i + 1
+    while n > 0 and path.cells[n - 1] in occupied:
+        n -= 1
+    return Path(path.cells[:n], path.costs[:n], path.end_parity)
+
+
+def path_toward(
+    gmap: GameMap,
+    start: Cell,
+    target: Cell,
+    reach_ft: int,
+    *,
+    occupied: Collection[Cell],
+    hostile: Collection[Cell],
+) -> Path | None:
+    """Full cheapest path (no budget) to a free square from which ``target`` is in reach.
+
+    ``occupied``: squares of every other active creature (never ended on);
+    ``hostile``: squares of active enemies (never entered). ``None`` if the mover
+    already is in such a square or cannot get closer at all.
+    """
+    goals = {c for c in attack_squares(gmap, target, reach_ft) if c not in occupied}
+    if start in goals:
+        return None
+    span = max(1, reach_ft // 5)
+    w = gmap.width
+    tr, tc = divmod(target, w)
+
+    def h(cell: Cell) -> int:
+        return max(0, max(abs(cell // w - tr), abs(cell % w - tc)) - span)
+
+    if goals:
+        # The cheapest path ignoring creatures is also the cheapest real one when
+        # it avoids every enemy and ends on a free square: reuse it (cached per map).
+        key = ("static_path", start, target, reach_ft)
+        static = gmap.cache.get(key, False)
+        if static is False:
+            static = find_path(gmap, start, set(attack_squares(gmap, target, reach_ft)), heuristic=h)
+            gmap.cache[key] = static
+        if (
+            isinstance(static, Path)
+            and static.cells
+            and static.cells[-1] in goals
+            and not any(c in hostile for c in static.cells)
+        ):
+            return static
+        path = find_path(gmap, start, goals, blocked=hostile, heuristic=h)
+        if path is not None:
+            return path
+    # No square in reach can be reached: head for the closest reachable free square.
+    costs = _reachable(gmap, start, hostile)
+    best: tuple[int, int, Cell] | None = None
+    for cell, cost in costs.items():
+        if cell in occupied and cell != start:
+            continue
+        key = (distance_squares(gmap, cell, target), cost, cell)
+        if best is None or key < best:
+            best = key
+    if best is None or best[2] == start:
+        return None
+    return find_path(gmap, start, {best[2]}, blocked=hostile)
+
+
+def _reachable(gmap: GameMap, start: Cell, blocked: Container[Cell]) -> dict[Cell, int]:
+    """Movement cost from ``start`` to every reachable square (no budget)."""
+    nbrs = neighbours(gmap)
+    best: dict[int, int] = {start * 2: 0}
+    heap = [(0, start * 2)]
+    while heap:
+        g, key = heapq.heappop(heap)
+        if best.get(key, 1 << 30) < g:
+            continue
+        cell, par = key >> 1, key & 1
+        for n, diag in nbrs[cell]:
+            if n in blocked:
+                continue
+            cost, npar = step_cost(gmap, cell, n, diag, par)
+            nkey = n * 2 + npar
+            if g + cost < best.get(nkey, 1 << 30):
+                best[nkey] = g + cost
+                heapq.heappush(heap, (g + cost, nkey))
+    out: dict[Cell, int] = {}
+    for key, g in best.items():
+        cell = key >> 1
+        if g < out.get(cell, 1 << 30):
+            out[cell] = g
+    return out
+
+
+def path_to_destination(
+    gmap: GameMap,
+    start: Cell,
+    dest: Cell,
+    budget: int,
+    *,
+    occupied: Container[Cell],
+    hostile: Container[Cell],
+) -> Path | None:
+    """Cheapest path to a free passable ``dest`` within ``budget`` squares, else ``None``."""
+    if dest == start or gmap.move_cost[dest] == 0 or dest in occupied:
+        return None
+    w = gmap.width
+    dr, dc = divmod(dest, w)
+
+    def h(cell: Cell) -> int:
+        return max(abs(cell // w - dr), abs(cell % w - dc))
+
+    path = find_path(gmap, start, {dest}, blocked=hostile, heuristic=h)
+    if path is None or path.cost > budget:
+        return None
+    return path
+
+
+def step_allowed(gmap: GameMap, start: Cell, dest: Cell, occupied: Container[Cell]) -> bool:
+    """Whether a 5-foot step from ``start`` to ``dest`` is legal."""
+    if dest in occupied:
+        return False
+    for n, diag in neighbours(gmap)[start]:
+        if n == dest:
+            cost, _ = step_cost(gmap, start, dest, diag, 0)
+            return cost == 1
+    return False
+
+
+def step_toward(
+    gmap: GameMap,
+    start: Cell,
+    target: Cell,
+    attacks: tuple[AttackProfile, ...],
+    occupied: Container[Cell],
+) -> tuple[Cell | None, bool]:
+    """The auto-directed 5-foot step toward ``target``.
+
+    Returns ``(square, in_reach)``: the first free square (row, col order) from
+    which a melee attack reaches the target, else the free legal step that most
+    reduces the distance, else ``(None, False)``.
+    """
+    key = ("steps", start, target, *(a.uid for a in attacks))
+    options = gmap.cache.get(key)
+    if options is None:
+        options = _step_options(gmap, start, target, attacks)
+        gmap.cache[key] = options
+    fallback: Cell | None = None
+    for cell, in_reach, closer in options:  # type: ignore[union-attr]
+        if cell in occupied:
+            continue
+        if in_reach:
+            return cell, True
+        if closer and fallback is None:
+            fallback = cell
+    return fallback, False
+
+
+def _step_options(
+    gmap: GameMap, start: Cell, target: Cell, attacks: tuple[AttackProfile, ...]
+) -> list[tuple[Cell, bool, bool]]:
+    """Statically legal steps: (square, melee reach from it, gets closer), best first."""
+    here = distance_squares(gmap, start, target)
+    reach: list[tuple[Cell, bool, bool]] = []
+    closer: list[tuple[int, Cell]] = []
+    for n, diag in neighbours(gmap)[start]:
+        if step_cost(gmap, start, n, diag, 0)[0] != 1:
+            continue
+        if any(a.is_melee and attack_reason(gmap, n, target, a) is None for a in attacks):
+            reach.append((n, True, True))
+            continue
+        d = distance_squares(gmap, n, target)
+        if d < here:
+            closer.append((d, n))
+    closer.sort()
+    return reach + [(n, False, True) for _d, n in closer]
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeResult:
+    """Whether a charge is possible, along which line, and why not."""
+
+    ok: bool
+    reason: str | None
+    path: Path | None = None
+    attack: AttackProfile | None = None
+
+
+def charge_path(
+    gmap: GameMap,
+    start: Cell,
+    target: Cell,
+    attacks: tuple[AttackProfile, ...],
+    speed_ft: int,
+    occupied: Container[Cell],
+) -> ChargeResult:
+    """Charge rules (SRD « Charge »).
+
+    The charger needs line of effect to the target and a melee attack; it moves
+    in a straight line (Bresenham, centre to centre) to the closest free square
+    from which that attack reaches the target, at least 10 ft and at most 2×
+    speed. Every square of the line must be passable, not difficult terrain,
+    free of any creature (allies included), and diagonals obey the corner rule.
+    When the closest squares cannot be reached that way, there is no charge.
+    """
+    melee = [a for a in attacks if a.is_melee]
+    if not melee:
+        return ChargeResult(False, Reason.NO_WEAPON)
+    if not has_line_of_effect(gmap, start, target):
+        return ChargeResult(False, Reason.NO_LINE_OF_EFFECT)
+    budget = (2 * speed_ft) // 5
+    for attack in melee:
+        if attack_reason(gmap, start, target, attack) is None:
+            return ChargeResult(False, Reason.NO_CHARGE_PATH)  # already in reach
+        key = ("charge", start, target, attack.reach_ft)
+        plan = gmap.cache.get(key)
+        if plan is None:
+            plan = _charge_plan(gmap, start, target, attack.reach_ft)
+            gmap.cache[key] = plan
+        nearest: int | None = None
+        for dest, dist, path in plan:  # type: ignore[union-attr]
+            if dest in occupied:
+                continue
+            if nearest is None:
+                nearest = dist
+            elif dist != nearest:
+                break
+            if path is None or path.cost > budget or dist < 2:
+                continue
+            if any(c in occupied for c in path.cells):
+                continue
+            return ChargeResult(True, None, path, attack)
+    return ChargeResult(False, Reason.NO_CHARGE_PATH)
+
+
+def _charge_plan(
+    gmap: GameMap, start: Cell, target: Cell, reach_ft: int
+) -> list[tuple[Cell, int, Path | None]]:
+    """Candidate end squares by distance, with their terrain-valid straight line."""
+    squares = sorted(
+        attack_squares(gmap, target, reach_ft), key=lambda c: (distance_squares(gmap, start, c), c)
+    )
+    return [
+        (c, distance_squares(gmap, start, c), _straight_line(gmap, start, c, ()))
+        for c in squares
+    ]
+
+
+def _straight_line(
+    gmap: GameMap, start: Cell, dest: Cell, occupied: Container[Cell]
+) -> Path | None:
+    line = bresenham(gmap, start, dest)
+    nbrs = neighbours(gmap)
+    cells: list[Cell] = []
+    costs: list[int] = []
+    total, parity = 0, 0
+    for prev, cur in zip(line, line[1:], strict=False):
+        if gmap.move_cost[cur] != 1 or cur in occupied:
+            return None
+        diag = None
+        for n, d in nbrs[prev]:
+            if n == cur:
+                diag = d
+                break
+        if diag is None:  # corner rule or impassable
+            return None
+        cost, parity = step_cost(gmap, prev, cur, diag, parity)
+        total += cost
+        cells.append(cur)
+        costs.append(total)
+    return Path(tuple(cells), tuple(costs), parity)
+
+
+def withdraw_path(
+    gmap: GameMap,
+    start: Cell,
+    enemies: Collection[Cell],
+    speed_ft: int,
+    occupied: Container[Cell],
+) -> Path:
+    """Greedy retreat up to 2× speed away from the nearest enemies (may be empty)."""
+    if not enemies:
+        return Path((), (), 0)
+    field = cost_field(gmap, enemies)
+    budget = (2 * speed_ft) // 5
+    nbrs = neighbours(gmap)
+    cells: list[Cell] = []
+    costs: list[int] = []
+    cur, total, parity = start, 0, 0
+    while True:
+        best: tuple[int, int, Cell, int, int] | None = None
+        for n, diag in nbrs[cur]:
+            if n in occupied or field[n] <= field[cur]:
+                continue
+            cost, npar = step_cost(gmap, cur, n, diag, parity)
+            if total + cost > budget:
+                continue
+            key = (-field[n], n, n, cost, npar)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            break
+        _, _, cur, cost, parity = best
+        total += cost
+        cells.append(cur)
+        costs.append(total)
+    return Path(tuple(cells), tuple(costs), parity)

@@ -1,0 +1,423 @@
+"""The Observation: the only thing a policy sees (schema ``pf1e-sim/observation@1``).
+
+An :class:`Observation` is an immutable snapshot built by the engine before each
+policy call. It holds copies of the public state of every combatant, the map
+layers and the results of the actor's previous turn. Per-pair facts (distance,
+usable weapon, range penalty, cover, charge, 5-foot step) and the threatened
+grid are computed on first access from the snapshot itself — never from live
+engine state — with the same rule functions the engine uses to resolve actions.
+Mutating what a policy got never affects the fight.
+
+``to_dict()`` gives the JSON form; :func:`observation_json_schema` its schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.actions import ActionResult
+from engine.creatures import AttackProfile, CombatantProfile
+from engine.grid import distance_ft
+from engine.los import cover_bonus, has_line_of_effect
+from engine.maps import Cell, GameMap
+from engine.movement import ChargeResult, charge_path, path_toward, step_toward
+from engine.reach import melee_reach_ft, range_penalty, weapon_for
+
+SCHEMA_ID = "pf1e-sim/observation@1"
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileView:
+    """Static public facts of one combatant (built once per fight)."""
+
+    id: str
+    side: str
+    profile: CombatantProfile
+
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]:
+        return self.profile.attacks
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = self.profile.spec
+        return {
+            "id": self.id,
+            "side": self.side,
+            "name": spec.name,
+            "level": spec.level,
+            "size": spec.size,
+            "pc": self.profile.is_pc,
+            "creature_type": spec.creature_type,
+            "alignment": spec.alignment,
+            "hp_max": spec.hp_max,
+            "ac": spec.ac.model_dump(),
+            "saves": spec.saves.model_dump(),
+            "abilities": spec.abilities.model_dump(),
+            "bab": spec.bab,
+            "initiative_mod": spec.initiative_mod,
+            "speed_land_ft": spec.speed_land_ft,
+            "speed_fly_ft": spec.speed_fly_ft,
+            "dr": spec.dr.model_dump() if spec.dr else None,
+            "attacks": [_attack_dict(a) for a in self.profile.attacks],
+        }
+
+
+def _attack_dict(a: AttackProfile) -> dict[str, Any]:
+    spec = a.spec
+    return {
+        "id": a.id,
+        "name": a.name,
+        "kind": a.kind,
+        "attack_bonus": a.attack_bonus,
+        "damage": [{"formula": d.formula, "types": list(d.types)} for d in spec.damage],
+        "damage_bonus": a.damage_bonus,
+        "crit_range": a.crit_range,
+        "crit_mult": a.crit_mult,
+        "count": a.count,
+        "reach_ft": a.reach_ft,
+        "range_increment_ft": a.range_increment_ft,
+        "max_range_ft": a.max_range_ft,
+        "natural": a.natural,
+        "firearm": spec.firearm,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class CombatantView:
+    """Public state of one combatant at the time of the observation."""
+
+    static: ProfileView
+    cell: Cell
+    pos: tuple[int, int]
+    hp: int
+    active: bool
+    dead: bool
+    dying: bool
+    stabilized: bool
+    disabled: bool
+    initiative_total: int
+    charging: bool
+    speed_effective_ft: int
+
+    @property
+    def id(self) -> str:
+        return self.static.id
+
+    @property
+    def side(self) -> str:
+        return self.static.side
+
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]:
+        return self.static.profile.attacks
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.static.to_dict()
+        out.update(
+            pos=list(self.pos),
+            hp=self.hp,
+            nonlethal=0,
+            active=self.active,
+            dead=self.dead,
+            dying=self.dying,
+            stabilized=self.stabilized,
+            disabled=self.disabled,
+            initiative_total=self.initiative_total,
+            charging=self.charging,
+            speed_effective_ft=self.speed_effective_ft,
+        )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PairView:
+    """What the acting combatant can do against one other combatant."""
+
+    target_id: str
+    distance_ft: int
+    has_line_of_effect: bool
+    #: first usable attack id (melee first in list order) or None
+    weapon_for: str | None
+    weapon_reason: str | None
+    melee_weapon_for: str | None
+    range_penalty: int
+    cover_bonus: int
+    can_charge: bool
+    charge_reason: str | None
+    can_step5_to_attack: bool
+    high_ground: bool
+    target_threatens_me: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target_id": self.target_id,
+            "distance_ft": self.distance_ft,
+            "has_line_of_effect": self.has_line_of_effect,
+            "weapon_for": self.weapon_for,
+            "weapon_reason": self.weapon_reason,
+            "melee_weapon_for": self.melee_weapon_for,
+            "range_penalty": self.range_penalty,
+            "cover_bonus": self.cover_bonus,
+            "can_charge": self.can_charge,
+            "charge_reason": self.charge_reason,
+            "can_step5_to_attack": self.can_step5_to_attack,
+            "high_ground": self.high_ground,
+            "target_threatens_me": self.target_threatens_me,
+        }
+
+
+class Observation:
+    """Snapshot handed to a policy. Read-only by contract; lazily enriched."""
+
+    __slots__ = (
+        "_by_id",
+        "_cache",
+        "_charge",
+        "_move_cost",
+        "_pairs",
+        "_threatened",
+        "acting_id",
+        "combatants",
+        "gmap",
+        "initiative_order",
+        "last_turn_results",
+        "round",
+    )
+
+    schema = SCHEMA_ID
+
+    def __init__(
+        self,
+        *,
+        gmap: GameMap,
+        round: int,
+        acting_id: str,
+        initiative_order: tuple[str, ...],
+        combatants: tuple[CombatantView, ...],
+        last_turn_results: tuple[ActionResult, ...],
+    ) -> None:
+        self.gmap = gmap
+        self.round = round
+        self.acting_id = acting_id
+        self.initiative_order = initiative_order
+        self.combatants = combatants
+        self.last_turn_results = last_turn_results
+        self._by_id = {c.id: c for c in combatants}
+        self._pairs: dict[str, PairView] = {}
+        self._charge: dict[str, ChargeResult] = {}
+        self._cache: dict[tuple[str, str], object] = {}
+        self._move_cost: dict[str, int | None] = {}
+        self._threatened: tuple[tuple[bool, ...], ...] | None = None
+
+    # -- combatants ---------------------------------------------------------
+    @property
+    def actor(self) -> CombatantView:
+        return self._by_id[self.acting_id]
+
+    def combatant(self, ident: str) -> CombatantView:
+        return self._by_id[ident]
+
+    def enemies(self, *, active_only: bool = True) -> list[CombatantView]:
+        side = self.actor.side
+        return [
+            c for c in self.combatants if c.side != side and (c.active or not active_only)
+        ]
+
+    def allies(self) -> list[CombatantView]:
+        me = self.actor
+        return [c for c in self.combatants if c.side == me.side and c.id != me.id and c.active]
+
+    def _occupied(self, *exclude: str) -> set[Cell]:
+        return {c.cell for c in self.combatants if c.active and c.id not in exclude}
+
+    # -- per-pair facts -----------------------------------------------------
+    def distance_ft(self, target_id: str) -> int:
+        """5-10-5 distance in feet from the actor to ``target_id`` (cheap)."""
+        return distance_ft(self.gmap, self.actor.cell, self._by_id[target_id].cell)
+
+    def charge(self, target_id: str) -> ChargeResult:
+        """Charge feasibility against ``target_id`` (same rule as the engine)."""
+        res = self._charge.get(target_id)
+        if res is None:
+            me, tgt = self.actor, self._by_id[target_id]
+            res = charge_path(
+                self.gmap,
+                me.cell,
+                tgt.cell,
+                me.attacks,
+                me.speed_effective_ft,
+                self._occupied(me.id),
+            )
+            self._charge[target_id] = res
+        return res
+
+    def weapon_for(self, target_id: str) -> tuple[AttackProfile | None, str | None]:
+        """First listed attack of the actor able to hit ``target_id`` now, or why none."""
+        key = ("w", target_id)
+        res = self._cache.get(key)
+        if res is None:
+            me, tgt = self.actor, self._by_id[target_id]
+            res = weapon_for(self.gmap, me.cell, tgt.cell, me.attacks)
+            self._cache[key] = res
+        return res  # type: ignore[return-value]
+
+    def melee_weapon_for(self, target_id: str) -> AttackProfile | None:
+        """First melee attack of the actor reaching ``target_id`` now."""
+        key = ("m", target_id)
+        if key not in self._cache:
+            me, tgt = self.actor, self._by_id[target_id]
+            self._cache[key] = weapon_for(self.gmap, me.cell, tgt.cell, me.attacks, melee_only=True)[0]
+        return self._cache[key]  # type: ignore[return-value]
+
+    def can_step5_to_attack(self, target_id: str) -> bool:
+        """Whether one 5-foot step puts ``target_id`` in the actor's melee reach."""
+        key = ("s", target_id)
+        if key not in self._cache:
+            me, tgt = self.actor, self._by_id[target_id]
+            ok = False
+            if (
+                tgt.active
+                and tgt.side != me.side
+                and not me.disabled
+                and me.speed_effective_ft > 5
+                and self.melee_weapon_for(target_id) is None
+            ):
+                _cell, ok = step_toward(
+                    self.gmap, me.cell, tgt.cell, me.attacks, self._occupied(me.id)
+                )
+            self._cache[key] = ok
+        return self._cache[key]  # type: ignore[return-value]
+
+    def cover_bonus(self, target_id: str) -> int:
+        """Cover of ``target_id`` against the actor's :meth:`weapon_for` weapon (0 if none)."""
+        weapon, _ = self.weapon_for(target_id)
+        if weapon is None:
+            return 0
+        me, tgt = self.actor, self._by_id[target_id]
+        return cover_bonus(
+            self.gmap,
+            me.cell,
+            tgt.cell,
+            melee=weapon.is_melee,
+            creatures=self._occupied(me.id, tgt.id),
+        )
+
+    def pair(self, target_id: str) -> PairView:
+        """Every per-pair fact about the acting combatant versus ``target_id``."""
+        pv = self._pairs.get(target_id)
+        if pv is not None:
+            return pv
+        gmap = self.gmap
+        me, tgt = self.actor, self._by_id[target_id]
+        dist = distance_ft(gmap, me.cell, tgt.cell)
+        weapon, reason = self.weapon_for(target_id)
+        melee = self.melee_weapon_for(target_id)
+        charge_ok, charge_reason = False, None
+        if tgt.side != me.side and tgt.active:
+            ch = self.charge(target_id)
+            charge_ok, charge_reason = ch.ok, ch.reason
+        threatens = (
+            tgt.active
+            and any(a.is_melee and 0 < dist <= a.reach_ft for a in tgt.attacks)
+            and has_line_of_effect(gmap, tgt.cell, me.cell)
+        )
+        pv = PairView(
+            target_id=target_id,
+            distance_ft=dist,
+            has_line_of_effect=has_line_of_effect(gmap, me.cell, tgt.cell),
+            weapon_for=weapon.id if weapon else None,
+            weapon_reason=reason,
+            melee_weapon_for=melee.id if melee else None,
+            range_penalty=range_penalty(weapon, dist) if weapon else 0,
+            cover_bonus=self.cover_bonus(target_id),
+            can_charge=charge_ok,
+            charge_reason=charge_reason,
+            can_step5_to_attack=self.can_step5_to_attack(target_id),
+            high_ground=gmap.elevation[me.cell] > gmap.elevation[tgt.cell],
+            target_threatens_me=threatens,
+        )
+        self._pairs[target_id] = pv
+        return pv
+
+    @property
+    def pairs(self) -> tuple[PairView, ...]:
+        """Facts versus every other combatant, in deployment order."""
+        return tuple(self.pair(c.id) for c in self.combatants if c.id != self.acting_id)
+
+    def movement_cost_ft(self, target_id: str) -> int | None:
+        """Feet of movement to reach a square from which ``target_id`` is in melee
+        reach (0 if already there, ``None`` if no such square can be reached)."""
+        if target_id in self._move_cost:
+            return self._move_cost[target_id]
+        me, tgt = self.actor, self._by_id[target_id]
+        reach = melee_reach_ft(me.attacks)
+        hostile = {c.cell for c in self.combatants if c.active and c.side != me.side}
+        path = path_toward(
+            self.gmap, me.cell, tgt.cell, reach, occupied=self._occupied(me.id), hostile=hostile
+        )
+        result: int | None
+        if path is None:
+            in_reach = 0 < distance_ft(self.gmap, me.cell, tgt.cell) <= reach
+            result = 0 if in_reach else None
+        else:
+            last = path.cells[-1] if path.cells else me.cell
+            ok = 0 < distance_ft(self.gmap, last, tgt.cell) <= reach
+            result = 5 * path.cost if ok else None
+        self._move_cost[target_id] = result
+        return result
+
+    @property
+    def threatened(self) -> tuple[tuple[bool, ...], ...]:
+        """Grid of squares threatened in melee by the actor's active enemies."""
+        if self._threatened is None:
+            gmap = self.gmap
+            grid = [[False] * gmap.width for _ in range(gmap.height)]
+            for enemy in self.enemies():
+                reach = max((a.reach_ft for a in enemy.attacks if a.is_melee), default=0)
+                if reach == 0:
+                    continue
+                span = reach // 5
+                er, ec = gmap.rc(enemy.cell)
+                for r in range(max(0, er - span), min(gmap.height, er + span + 1)):
+                    for c in range(max(0, ec - span), min(gmap.width, ec + span + 1)):
+                        cell = gmap.cell(r, c)
+                        if cell == enemy.cell or gmap.move_cost[cell] == 0:
+                            continue
+                        if distance_ft(gmap, enemy.cell, cell) <= reach and has_line_of_effect(
+                            gmap, enemy.cell, cell
+                        ):
+                            grid[r][c] = True
+            self._threatened = tuple(tuple(row) for row in grid)
+        return self._threatened
+
+    # -- serialisation --------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (everything computed, nothing shared with the engine)."""
+        pairs: list[dict[str, Any]] = []
+        for p in self.pairs:
+            d = p.to_dict()
+            tgt = self._by_id[p.target_id]
+            d["movement_cost_ft"] = (
+                self.movement_cost_ft(p.target_id)
+                if tgt.active and tgt.side != self.actor.side
+                else None
+            )
+            pairs.append(d)
+        return {
+            "schema": SCHEMA_ID,
+            "round": self.round,
+            "acting_combatant": self.acting_id,
+            "initiative_order": list(self.initiative_order),
+            "combatants": [c.to_dict() for c in self.combatants],
+            "pairs": pairs,
+            "map": {
+                "name": self.gmap.name,
+                "square_size_ft": 5,
+                "terrain": list(self.gmap.terrain_rows),
+                "elevation": list(self.gmap.elevation_rows),
+                "terrain_semantics": {t.char: t.to_dict() for t in self.gmap.terrain_types},
+            },
+            "threatened": [list(row) for row in self.threatened],
+            "last_turn_results": [r.to_dict() for r in self.last_turn_results],
+        }

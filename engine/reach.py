@@ -1,0 +1,95 @@
+"""Which weapon can hit which square: reach, range increments, line of effect.
+
+Pure functions over cells and attack profiles, shared by the engine (to resolve
+actions) and by the Observation builder (to tell policies what is possible), so
+the two can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.actions import Reason
+from engine.creatures import AttackProfile
+from engine.grid import distance_ft
+from engine.los import has_line_of_effect
+from engine.maps import Cell, GameMap
+
+#: −2 per full range increment beyond the first (SRD « Range »)
+RANGE_PENALTY_PER_INCREMENT = -2
+
+
+def range_penalty(attack: AttackProfile, dist_ft: int) -> int:
+    """Attack penalty for distance: 0 in melee or within the first increment.
+
+    >>> from engine.creatures import load_combatant
+    >>> bow = load_combatant("data/monsters/goblin.json").attacks[1]
+    >>> range_penalty(bow, 60), range_penalty(bow, 65), range_penalty(bow, 125)
+    (0, -2, -4)
+    """
+    inc = attack.range_increment_ft
+    if inc is None or dist_ft <= inc:
+        return 0
+    return RANGE_PENALTY_PER_INCREMENT * ((dist_ft - 1) // inc)
+
+
+def attack_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> str | None:
+    """``None`` if ``attack`` can hit square ``dst`` from ``src``, else the reason."""
+    dist = distance_ft(gmap, src, dst)
+    if attack.is_melee:
+        if dist == 0 or dist > attack.reach_ft:
+            return Reason.OUT_OF_RANGE
+    elif dist > attack.max_range_ft:
+        return Reason.OUT_OF_RANGE
+    if not has_line_of_effect(gmap, src, dst):
+        return Reason.NO_LINE_OF_EFFECT
+    return None
+
+
+def weapon_for(
+    gmap: GameMap,
+    src: Cell,
+    dst: Cell,
+    attacks: Sequence[AttackProfile],
+    *,
+    melee_only: bool = False,
+) -> tuple[AttackProfile | None, str | None]:
+    """The first listed attack able to hit ``dst`` from ``src``, or why none can.
+
+    The reason is ``no_weapon`` without any candidate attack, ``out_of_range`` if
+    some attack has line of effect but not the reach or range, else
+    ``no_line_of_effect``. Purely geometric, so cached per map.
+    """
+    key = ("weapon_for", src, dst, melee_only, *(a.uid for a in attacks))
+    cached = gmap.cache.get(key)
+    if cached is None:
+        cached = _weapon_for(gmap, src, dst, attacks, melee_only)
+        gmap.cache[key] = cached
+    return cached  # type: ignore[return-value]
+
+
+def _weapon_for(
+    gmap: GameMap, src: Cell, dst: Cell, attacks: Sequence[AttackProfile], melee_only: bool
+) -> tuple[AttackProfile | None, str | None]:
+    reasons: list[str] = []
+    for attack in attacks:
+        if melee_only and not attack.is_melee:
+            continue
+        reason = attack_reason(gmap, src, dst, attack)
+        if reason is None:
+            return attack, None
+        reasons.append(reason)
+    if not reasons:
+        return None, Reason.NO_WEAPON
+    if Reason.OUT_OF_RANGE in reasons:
+        return None, Reason.OUT_OF_RANGE
+    return None, Reason.NO_LINE_OF_EFFECT
+
+
+def melee_reach_ft(attacks: Sequence[AttackProfile]) -> int:
+    """Longest melee reach among the attacks (5 ft when there is no melee attack)."""
+    best = 0
+    for attack in attacks:
+        if attack.is_melee:
+            best = max(best, attack.reach_ft)
+    return best or 5

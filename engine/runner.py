@@ -1,0 +1,82 @@
+"""Playing an encounter many times: run ``i`` uses ``SeededRng(seed + i)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+from engine.battle import Battle, FightResult, Policy
+from engine.encounter import Encounter
+from engine.rng import SeededRng
+from engine.state import CombatantState
+from engine.stats import CombatantInfo, FightSummary
+
+PolicySource = Mapping[str, Policy] | Callable[[CombatantState], Policy]
+
+
+def play_fight(
+    encounter: Encounter,
+    seed: int,
+    policies: PolicySource,
+    *,
+    round_cap: int = 100,
+    monsters_die_at_zero: bool = False,
+    record: bool = False,
+) -> FightResult:
+    """One fight with ``SeededRng(seed)``."""
+    states = encounter.fresh_states(monsters_die_at_zero=monsters_die_at_zero)
+    battle = Battle(
+        encounter.gmap,
+        states,
+        encounter.sides,
+        SeededRng(seed),
+        policies,
+        round_cap=round_cap,
+        record=record,
+    )
+    return battle.run()
+
+
+def summarize(encounter: Encounter, result: FightResult) -> FightSummary:
+    winner = encounter.sides.index(result.winner) if result.winner is not None else -1
+    counters = tuple(
+        (
+            c.hits,
+            c.crits,
+            c.damage_dealt,
+            c.damage_taken,
+            c.healing_given,
+            0 if c.active else 1,
+            1 if c.dead else 0,
+        )
+        for c in result.combatants
+    )
+    return FightSummary(winner, result.rounds, counters)
+
+
+def run_range(
+    encounter: Encounter,
+    seed: int,
+    start: int,
+    stop: int,
+    policies: PolicySource,
+    *,
+    round_cap: int = 100,
+    monsters_die_at_zero: bool = False,
+) -> Iterator[FightSummary]:
+    """Summaries of runs ``start`` … ``stop − 1`` (run ``i`` seeded with ``seed + i``)."""
+    for i in range(start, stop):
+        result = play_fight(
+            encounter,
+            seed + i,
+            policies,
+            round_cap=round_cap,
+            monsters_die_at_zero=monsters_die_at_zero,
+        )
+        yield summarize(encounter, result)
+
+
+def combatant_infos(encounter: Encounter) -> tuple[CombatantInfo, ...]:
+    return tuple(
+        CombatantInfo(p.id, p.side, p.profile.spec.name, p.profile.spec.hp_max)
+        for p in encounter.placements
+    )

@@ -1,0 +1,77 @@
+"""Runtime state of a fight: slotted, mutable, never handed to a policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.actions import ActionResult
+from engine.checks import RollRecord
+from engine.creatures import AttackProfile, CombatantProfile
+from engine.maps import Cell
+
+
+@dataclass(slots=True, eq=False)
+class CombatantState:
+    """One combatant during one fight."""
+
+    id: str
+    side: str
+    profile: CombatantProfile
+    #: position in deployment order (initiative tie-break, stable ordering)
+    index: int
+    pos: Cell
+    hp: int
+    #: whether ``--simple-monster-death`` applies to this combatant
+    dies_at_zero: bool = False
+    dead: bool = False
+    stable: bool = False
+    initiative: int = 0
+    initiative_roll: RollRecord | None = None
+    #: charged on its last turn: −2 AC until the start of its next turn
+    charging: bool = False
+    moved_this_turn: bool = False
+    last_results: tuple[ActionResult, ...] = ()
+    # attrition counters (lethal damage only)
+    hits: int = 0
+    crits: int = 0
+    damage_dealt: int = 0
+    damage_taken: int = 0
+    healing_given: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        """Able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)."""
+        return not self.dead and self.hp >= 0
+
+    @property
+    def disabled(self) -> bool:
+        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
+        return not self.dead and self.hp == 0
+
+    @property
+    def dying(self) -> bool:
+        return not self.dead and self.hp < 0 and not self.stable
+
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]:
+        return self.profile.attacks
+
+    @property
+    def speed_ft(self) -> int:
+        """Movement budget of one move action: max(land, fly), halved when disabled."""
+        spec = self.profile.spec
+        speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
+        if self.disabled:
+            speed = (speed // 10) * 5
+        return speed
+
+    def life_label(self) -> str:
+        """French word for the life state (for transcripts)."""
+        if self.dead:
+            return "mort"
+        if self.hp < 0:
+            return "stable" if self.stable else "mourant"
+        if self.hp == 0:
+            return "invalide"
+        return "actif"

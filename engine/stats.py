@@ -1,0 +1,124 @@
+"""Closed-form statistics of a series of fights and the report object.
+
+Win rate ``p = wins / n``, ``σ = √(p(1−p)/n)``, 3σ band ``[p − 3σ, p + 3σ]``
+clamped to [0, 1] (binomial model, as in the seed). The report object
+(``pf1e-sim/report@1``) is what every rendering reads: terminal, JSON, later HTML
+and the narrative.
+
+Attrition is aggregated from integer counters summed in run order, so the
+report does not depend on how runs were split across processes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+REPORT_SCHEMA = "pf1e-sim/report@1"
+
+#: per-combatant counters collected for every fight, in this order
+COUNTERS = ("hits", "crits", "damage_dealt", "damage_taken", "healing_given", "down", "dead")
+
+
+def win_rate_band(wins: int, n: int, k: float = 3.0) -> tuple[float, float, float]:
+    """``(p, lo, hi)`` with the k·σ band clamped to [0, 1].
+
+    >>> tuple(round(x, 4) for x in win_rate_band(962, 1000))
+    (0.962, 0.9439, 0.9801)
+    """
+    if n <= 0:
+        return 0.0, 0.0, 0.0
+    p = wins / n
+    sigma = math.sqrt(p * (1 - p) / n)
+    return p, max(0.0, p - k * sigma), min(1.0, p + k * sigma)
+
+
+@dataclass(frozen=True, slots=True)
+class FightSummary:
+    """The compact outcome of one fight (picklable, order-independent to aggregate)."""
+
+    winner: int  # index into sides, -1 for a draw
+    rounds: int
+    #: per combatant (deployment order): the COUNTERS values
+    counters: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CombatantInfo:
+    id: str
+    side: str
+    name: str
+    hp_max: int
+
+
+def build_report(
+    *,
+    map_name: str,
+    sides: tuple[str, ...],
+    combatants: tuple[CombatantInfo, ...],
+    runs: int,
+    seed: int,
+    round_cap: int,
+    summaries: Iterable[FightSummary],
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Aggregate fight summaries into the ``pf1e-sim/report@1`` object."""
+    wins = [0] * len(sides)
+    draws = 0
+    rounds_total = 0
+    rounds_hist: dict[int, int] = {}
+    totals = [[0] * len(COUNTERS) for _ in combatants]
+    n = 0
+    for s in summaries:
+        n += 1
+        if s.winner < 0:
+            draws += 1
+        else:
+            wins[s.winner] += 1
+        rounds_total += s.rounds
+        rounds_hist[s.rounds] = rounds_hist.get(s.rounds, 0) + 1
+        for i, row in enumerate(s.counters):
+            tot = totals[i]
+            for j, v in enumerate(row):
+                tot[j] += v
+    if n != runs:
+        raise ValueError(f"expected {runs} fight summaries, got {n}")
+    side_rows: list[dict[str, Any]] = []
+    for side, w in zip(sides, wins, strict=True):
+        p, lo, hi = win_rate_band(w, n)
+        side_rows.append(
+            {
+                "name": side,
+                "combatants": sum(1 for c in combatants if c.side == side),
+                "wins": w,
+                "rate": p,
+                "band_3sigma": [lo, hi],
+            }
+        )
+    dp, dlo, dhi = win_rate_band(draws, n)
+    combatant_rows: list[dict[str, Any]] = []
+    for info, tot in zip(combatants, totals, strict=True):
+        row: dict[str, Any] = {"id": info.id, "side": info.side, "name": info.name}
+        row["hp_max"] = info.hp_max
+        for key, value in zip(COUNTERS, tot, strict=True):
+            row[f"{key}_total"] = value
+            row[f"{key}_mean"] = value / n if n else 0.0
+        combatant_rows.append(row)
+    return {
+        "schema": REPORT_SCHEMA,
+        "map": map_name,
+        "runs": n,
+        "seed": seed,
+        "round_cap": round_cap,
+        "options": options or {},
+        "sides": side_rows,
+        "draws": {"count": draws, "rate": dp, "band_3sigma": [dlo, dhi]},
+        "rounds": {
+            "mean": rounds_total / n if n else 0.0,
+            "distribution": {str(k): rounds_hist[k] for k in sorted(rounds_hist)},
+            "draws_count_as_cap": True,
+        },
+        "combatants": combatant_rows,
+    }

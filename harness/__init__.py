@@ -1,0 +1,1 @@
+"""The harness: command line, reports, parallel execution."""

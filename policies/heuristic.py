@@ -1,0 +1,68 @@
+"""The default heuristic policy (the seed's ``default_policy``), reading only the Observation.
+
+Target: the nearest active enemy (5-10-5 distance; ties: fewest hit points, then
+deployment order). Then, in order:
+
+1. a melee weapon reaches it → full attack;
+2. a charge is possible (straight clear line) → charge;
+3. one 5-foot step brings it into melee reach → 5-foot step, full attack;
+4. no melee option applies, but a ranged weapon can hit an enemy (nearest
+   first) → full attack with that weapon;
+5. otherwise → move toward the target, then attack if anything reaches.
+
+A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
+else a move.
+"""
+
+from __future__ import annotations
+
+from engine.actions import (
+    Action,
+    AttackAction,
+    ChargeAction,
+    FiveFootStepAction,
+    FullAttackAction,
+    MoveAction,
+    TurnPlan,
+    WaitAction,
+)
+from engine.observation import Observation
+
+
+class HeuristicPolicy:
+    """Deterministic baseline policy: no randomness, no state between turns."""
+
+    name = "heuristic"
+
+    def decide(self, obs: Observation) -> TurnPlan:
+        me = obs.actor
+        enemies = obs.enemies()
+        if not enemies:
+            return TurnPlan((WaitAction(),), "aucun ennemi actif")
+        order = {c.id: i for i, c in enumerate(obs.combatants)}
+        ranked = sorted(enemies, key=lambda e: (obs.distance_ft(e.id), e.hp, order[e.id]))
+        target = ranked[0]
+        tid = target.id
+        actions: tuple[Action, ...]
+        if me.disabled:
+            weapon, _ = obs.weapon_for(tid)
+            if weapon is not None:
+                actions = (AttackAction(target_id=tid, weapon_id=weapon.id),)
+                return TurnPlan(actions, "invalide : une seule attaque")
+            return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
+        melee = obs.melee_weapon_for(tid)
+        if melee is not None:
+            actions = (FullAttackAction(target_id=tid, weapon_id=melee.id),)
+            return TurnPlan(actions, "au contact : attaque à outrance")
+        if obs.charge(tid).ok:
+            return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
+        if obs.can_step5_to_attack(tid):
+            actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
+            return TurnPlan(actions, "un pas de placement puis attaque à outrance")
+        for enemy in ranked:
+            weapon, _ = obs.weapon_for(enemy.id)
+            if weapon is not None:
+                actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)
+                return TurnPlan(actions, "à portée de tir")
+        actions = (MoveAction(target_id=tid), AttackAction(target_id=tid))
+        return TurnPlan(actions, "approche puis attaque")
