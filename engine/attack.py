@@ -37,19 +37,12 @@ ITERATIVE_STEP = -5
 def iterative_penalties(bab: int, attack: AttackProfile) -> list[int]:
     """Penalties of a full attack's iterative attacks: [0, -5, -10, -15] by BAB.
 
-    >>> iterative_penalties(11, _weapon())
-    [0, -5, -10]
+    Natural attacks never get iterative attacks.
     """
     if attack.natural:
         return [0]
     extra = max(0, min(3, (bab - 1) // 5))
     return [ITERATIVE_STEP * i for i in range(extra + 1)]
-
-
-def _weapon() -> AttackProfile:  # doctest helper
-    from engine.creatures import load_combatant
-
-    return load_combatant("data/monsters/orc.json").attacks[0]
 
 
 def roll_damage(rng: Rng, attack: AttackProfile, mult: int) -> tuple[int, int]:
@@ -124,7 +117,9 @@ def target_ac(
     if touch:
         notes.append("contact")
     creatures = None if attack.is_melee else battle.creature_cells(exclude=(actor, target))
-    cover = cover_bonus(gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ())
+    cover = cover_bonus(
+        gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()
+    )
     if cover:
         ac += cover
         notes.append(f"abri +{cover}")

@@ -145,7 +145,9 @@ class Battle:
     def roll_initiative(self) -> None:
         for c in self.combatants:
             mod = c.profile.spec.initiative_mod
-            rec = check(self.rng, D20_PLAIN, CheckKind.INITIATIVE, (Modifier(mod, "initiative"),), None)
+            rec = check(
+                self.rng, D20_PLAIN, CheckKind.INITIATIVE, (Modifier(mod, "initiative"),), None
+            )
             c.initiative = rec.total
             c.initiative_roll = rec
             self.raw(f"initiative : {c.id} d20={rec.natural}{mod:+d}={rec.total}", rec)
@@ -329,7 +331,12 @@ class Battle:
             if not self.gmap.in_bounds(r, c):
                 return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
             path = path_to_destination(
-                self.gmap, actor.pos, self.gmap.cell(r, c), budget, occupied=occupied, hostile=hostile
+                self.gmap,
+                actor.pos,
+                self.gmap.cell(r, c),
+                budget,
+                occupied=occupied,
+                hostile=hostile,
             )
             if path is None:
                 return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)

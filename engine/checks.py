@@ -139,7 +139,9 @@ def check(
         return RollRecord(kind, mechanic.sides, natural, modifiers, total, None, None, None)
     margin = total - target
     if natural == mechanic.auto_success:
-        return RollRecord(kind, mechanic.sides, natural, modifiers, total, target, True, margin, True)
+        return RollRecord(
+            kind, mechanic.sides, natural, modifiers, total, target, True, margin, True
+        )
     if natural == mechanic.auto_failure:
         return RollRecord(
             kind, mechanic.sides, natural, modifiers, total, target, False, margin, True

@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from engine.dice import DiceExpr, compile_dice
-from engine.errors import DataError, suggestion
+from engine.errors import DataError, os_error_fr, suggestion
 from engine.validation import StrictModel, validate
 
 Size = Literal[
@@ -41,8 +41,19 @@ DAMAGE_TYPES = PHYSICAL_TYPES | ENERGY_TYPES | OTHER_DAMAGE_TYPES | BYPASS_PROPE
 
 CREATURE_TYPES = frozenset(
     {
-        "aberration", "animal", "construct", "dragon", "fey", "humanoid", "magical beast",
-        "monstrous humanoid", "ooze", "outsider", "plant", "undead", "vermin",
+        "aberration",
+        "animal",
+        "construct",
+        "dragon",
+        "fey",
+        "humanoid",
+        "magical beast",
+        "monstrous humanoid",
+        "ooze",
+        "outsider",
+        "plant",
+        "undead",
+        "vermin",
     }
 )
 
@@ -239,7 +250,9 @@ class Combatant(StrictModel):
             return None
         low = value.strip().lower()
         if low not in CREATURE_TYPES:
-            raise ValueError(f"type de créature inconnu « {value} »{suggestion(low, CREATURE_TYPES)}")
+            raise ValueError(
+                f"type de créature inconnu « {value} »{suggestion(low, CREATURE_TYPES)}"
+            )
         return low
 
     @field_validator("resistances")
@@ -339,8 +352,15 @@ class AttackProfile:
 
 
 NATURAL_REACH_FT = {
-    "Fine": 0, "Diminutive": 0, "Tiny": 0, "Small": 5, "Medium": 5,
-    "Large": 10, "Huge": 15, "Gargantuan": 20, "Colossal": 30,
+    "Fine": 0,
+    "Diminutive": 0,
+    "Tiny": 0,
+    "Small": 5,
+    "Medium": 5,
+    "Large": 10,
+    "Huge": 15,
+    "Gargantuan": 20,
+    "Colossal": 30,
 }
 
 
@@ -451,7 +471,7 @@ def load_combatant(path: str | Path) -> CombatantProfile:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
-        raise DataError(f"lecture impossible ({err.strerror})", source=str(p)) from None
+        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
     except UnicodeDecodeError:
         raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
     return parse_combatant(text, str(p))

@@ -54,15 +54,11 @@ class DiceExpr:
 
     @property
     def minimum(self) -> int:
-        return self.flat + sum(
-            (t.count if t.sign > 0 else -t.count * t.sides) for t in self.terms
-        )
+        return self.flat + sum((t.count if t.sign > 0 else -t.count * t.sides) for t in self.terms)
 
     @property
     def maximum(self) -> int:
-        return self.flat + sum(
-            (t.count * t.sides if t.sign > 0 else -t.count) for t in self.terms
-        )
+        return self.flat + sum((t.count * t.sides if t.sign > 0 else -t.count) for t in self.terms)
 
     @property
     def mean(self) -> float:
@@ -97,9 +93,7 @@ def compile_dice(text: str) -> DiceExpr:
     while pos < len(text):
         match = _TERM.match(text, pos)
         if match is None or match.end() == pos:
-            raise DataError(
-                f"formule de dés invalide : « {text} » (attendu par exemple « 2d4+1 »)"
-            )
+            raise DataError(f"formule de dés invalide : « {text} » (attendu par exemple « 2d4+1 »)")
         sign_txt, count_txt, sides_txt, const_txt = match.groups()
         if sign_txt is None and not first:
             raise DataError(f"formule de dés invalide : « {text} » (opérateur manquant)")

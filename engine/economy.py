@@ -54,10 +54,9 @@ def filter_plan(
             if slot is Slot.FULL_ROUND:
                 drop(action, Reason.DOWNGRADED_STAGGERED)
                 continue
-            if slot in (Slot.STANDARD, Slot.MOVE):
-                if single_used:
-                    drop(action, Reason.DOWNGRADED_STAGGERED)
-                    continue
+            if slot in (Slot.STANDARD, Slot.MOVE) and single_used:
+                drop(action, Reason.DOWNGRADED_STAGGERED)
+                continue
         if kind in MOVEMENT_KINDS and (stepped or (kind == "5foot_step" and moved)):
             drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
             continue

@@ -64,30 +64,9 @@ def build_encounter(
 
     :raises EncounterError: unknown or missing side, empty side, zone too small.
     """
+    check_sides(gmap, sides)
     deployment = gmap.deployment
-    if not deployment:
-        raise EncounterError(
-            f"la carte « {gmap.name} » n'a pas de section « deployment » : impossible de "
-            "placer les camps"
-        )
-    given: dict[str, Sequence[CombatantProfile]] = {}
-    for name, profiles in sides:
-        if name not in deployment:
-            raise EncounterError(
-                f"camp inconnu « {name} » : la carte déploie {_names(deployment)}"
-                f"{suggestion(name, deployment)}"
-            )
-        if name in given:
-            raise EncounterError(f"le camp « {name} » est donné deux fois (--side)")
-        if not profiles:
-            raise EncounterError(f"le camp « {name} » n'a aucun fichier de combattant")
-        given[name] = profiles
-    missing = [s for s in deployment if s not in given]
-    if missing:
-        raise EncounterError(
-            f"camp de déploiement manquant : {_names(missing)} (ajoutez --side "
-            f"{missing[0]} FICHIER…)"
-        )
+    given = dict(sides)
     counts: dict[str, int] = {}
     placements: list[Placement] = []
     for side, letter in deployment.items():
@@ -104,6 +83,37 @@ def build_encounter(
             ident = base if counts[base] == 1 else f"{base}-{counts[base]}"
             placements.append(Placement(ident, side, profile, cell))
     return Encounter(gmap, tuple(deployment), tuple(placements))
+
+
+def check_sides(gmap: GameMap, sides: Sequence[tuple[str, Sequence[object]]]) -> None:
+    """Check side names and counts against the map's deployment (before loading files).
+
+    :raises EncounterError: no deployment, unknown, repeated, empty or missing side.
+    """
+    deployment = gmap.deployment
+    if not deployment:
+        raise EncounterError(
+            f"la carte « {gmap.name} » n'a pas de section « deployment » : impossible de "
+            "placer les camps"
+        )
+    seen: set[str] = set()
+    for name, files in sides:
+        if name not in deployment:
+            raise EncounterError(
+                f"camp inconnu « {name} » : la carte déploie {_names(deployment)}"
+                f"{suggestion(name, deployment)}"
+            )
+        if name in seen:
+            raise EncounterError(f"le camp « {name} » est donné deux fois (--side)")
+        if not files:
+            raise EncounterError(f"le camp « {name} » n'a aucun fichier de combattant")
+        seen.add(name)
+    missing = [s for s in deployment if s not in seen]
+    if missing:
+        raise EncounterError(
+            f"camp de déploiement manquant : {_names(missing)} (ajoutez --side "
+            f"{missing[0]} FICHIER…)"
+        )
 
 
 def _names(names: Sequence[str] | dict[str, str]) -> str:

@@ -70,3 +70,19 @@ def suggestion(name: str, known: Iterable[str]) -> str:
     """French suffix suggesting the closest known name, or an empty string."""
     best = closest(name, known)
     return f" (vouliez-vous dire « {best} » ?)" if best else ""
+
+
+_ERRNO_FR = {
+    2: "fichier introuvable",
+    13: "permission refusée",
+    20: "un élément du chemin n'est pas un répertoire",
+    21: "c'est un répertoire, pas un fichier",
+    36: "nom de fichier trop long",
+}
+
+
+def os_error_fr(err: OSError) -> str:
+    """French description of an OS error (file not found, permission…)."""
+    if err.errno in _ERRNO_FR:
+        return _ERRNO_FR[err.errno]
+    return f"erreur système {err.errno}" if err.errno else "erreur système"

@@ -21,6 +21,7 @@ diagonal step needs both orthogonal flank squares passable.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 
@@ -105,6 +106,10 @@ class Path:
         return self.costs[-1] if self.costs else 0
 
 
+def _zero(_cell: Cell) -> int:
+    return 0
+
+
 def find_path(
     gmap: GameMap,
     start: Cell,
@@ -122,7 +127,7 @@ def find_path(
     if start in goals:
         return Path((), (), parity)
     nbrs = neighbours(gmap)
-    h = heuristic or (lambda _c: 0)
+    h = heuristic or _zero
     start_key = start * 2 + parity
     best: dict[int, int] = {start_key: 0}
     came: dict[int, int] = {}
@@ -156,7 +161,7 @@ def _rebuild(gmap: GameMap, came: dict[int, int], key: int, start_key: int) -> P
     costs: list[int] = []
     total = 0
     nb = neighbours(gmap)
-    for prev, cur in zip(keys, keys[1:], strict=False):
+    for prev, cur in itertools.pairwise(keys):
         pc, pp = prev >> 1, prev & 1
         cc = cur >> 1
         diag = next(d for n, d in nb[pc] if n == cc)

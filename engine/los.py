@@ -24,6 +24,7 @@ Per pair of squares the terrain part is computed once and cached on the map.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Container
 from dataclasses import dataclass
 from fractions import Fraction
@@ -63,7 +64,7 @@ def _crossed(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
         ts.add(Fraction(k - y0, dy))
     ordered = sorted(ts)
     out: list[Cell] = []
-    for t0, t1 in zip(ordered, ordered[1:], strict=False):
+    for t0, t1 in itertools.pairwise(ordered):
         tm = (t0 + t1) / 2
         xm = x0 + tm * dx
         ym = y0 + tm * dy
@@ -82,14 +83,14 @@ def _along_edge(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]
     if x0 == x1:
         for y in range(min(y0, y1), max(y0, y1)):
             left, right = x0 - 1, x0
-            if 0 <= y < h and 0 <= left and right < w:
+            if 0 <= y < h and left >= 0 and right < w:
                 a, b = y * w + left, y * w + right
                 if gmap.cover[a] and gmap.cover[b]:
                     out += (a, b)
     else:
         for x in range(min(x0, x1), max(x0, x1)):
             up, down = y0 - 1, y0
-            if 0 <= x < w and 0 <= up and down < h:
+            if 0 <= x < w and up >= 0 and down < h:
                 a, b = up * w + x, down * w + x
                 if gmap.cover[a] and gmap.cover[b]:
                     out += (a, b)

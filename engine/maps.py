@@ -24,7 +24,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, field_validator
 
-from engine.errors import DataError
+from engine.errors import DataError, os_error_fr
 from engine.validation import StrictModel, validate
 
 #: Internal cell index: ``row * width + col``.
@@ -257,8 +257,7 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
     for letter in sorted(letters):
         if letter not in owner:
             raise DataError(
-                f"la lettre de zone « {letter} » n'est attribuée à aucun camp dans "
-                "« deployment »",
+                f"la lettre de zone « {letter} » n'est attribuée à aucun camp dans « deployment »",
                 source=source,
                 location="zones",
             )
@@ -266,9 +265,7 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
     markers: dict[str, tuple[int, int]] = {}
     for name, coords in doc.markers.items():
         if len(coords) != 2:
-            raise DataError(
-                "[ligne, colonne] attendu", source=source, location=f"markers.{name}"
-            )
+            raise DataError("[ligne, colonne] attendu", source=source, location=f"markers.{name}")
         r, c = coords
         if not (0 <= r < shape[0] and 0 <= c < shape[1]):
             raise DataError(
@@ -324,7 +321,7 @@ def load_map(path: str | Path) -> GameMap:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
-        raise DataError(f"lecture impossible ({err.strerror})", source=str(p)) from None
+        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
     except UnicodeDecodeError:
         raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
     return parse_map(text, str(p))

@@ -22,8 +22,10 @@ reports what they would allow.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Collection, Container
 from dataclasses import dataclass
+from typing import cast
 
 from engine.actions import Reason
 from engine.creatures import AttackProfile
@@ -42,17 +44,12 @@ from engine.maps import Cell, GameMap
 from engine.reach import attack_reason
 
 
-def _chebyshev(gmap: GameMap, a: Cell, b: Cell) -> int:
-    w = gmap.width
-    return max(abs(a // w - b // w), abs(a % w - b % w))
-
-
 def attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
     """Passable squares within ``reach_ft`` of ``target`` with line of effect to it (cached)."""
     key = ("attack_squares", target, reach_ft)
-    cached = gmap.cache.get(key)
+    cached = cast("list[Cell] | None", gmap.cache.get(key))
     if cached is not None:
-        return cached  # type: ignore[return-value]
+        return cached
     out = _attack_squares(gmap, target, reach_ft)
     gmap.cache[key] = out
     return out
@@ -118,7 +115,9 @@ def path_toward(
         key = ("static_path", start, target, reach_ft)
         static = gmap.cache.get(key, False)
         if static is False:
-            static = find_path(gmap, start, set(attack_squares(gmap, target, reach_ft)), heuristic=h)
+            static = find_path(
+                gmap, start, set(attack_squares(gmap, target, reach_ft)), heuristic=h
+            )
             gmap.cache[key] = static
         if (
             isinstance(static, Path)
@@ -219,12 +218,12 @@ def step_toward(
     reduces the distance, else ``(None, False)``.
     """
     key = ("steps", start, target, *(a.uid for a in attacks))
-    options = gmap.cache.get(key)
+    options = cast("list[tuple[Cell, bool, bool]] | None", gmap.cache.get(key))
     if options is None:
         options = _step_options(gmap, start, target, attacks)
         gmap.cache[key] = options
     fallback: Cell | None = None
-    for cell, in_reach, closer in options:  # type: ignore[union-attr]
+    for cell, in_reach, closer in options:
         if cell in occupied:
             continue
         if in_reach:
@@ -291,12 +290,12 @@ def charge_path(
         if attack_reason(gmap, start, target, attack) is None:
             return ChargeResult(False, Reason.NO_CHARGE_PATH)  # already in reach
         key = ("charge", start, target, attack.reach_ft)
-        plan = gmap.cache.get(key)
+        plan = cast("list[tuple[Cell, int, Path | None]] | None", gmap.cache.get(key))
         if plan is None:
             plan = _charge_plan(gmap, start, target, attack.reach_ft)
             gmap.cache[key] = plan
         nearest: int | None = None
-        for dest, dist, path in plan:  # type: ignore[union-attr]
+        for dest, dist, path in plan:
             if dest in occupied:
                 continue
             if nearest is None:
@@ -319,8 +318,7 @@ def _charge_plan(
         attack_squares(gmap, target, reach_ft), key=lambda c: (distance_squares(gmap, start, c), c)
     )
     return [
-        (c, distance_squares(gmap, start, c), _straight_line(gmap, start, c, ()))
-        for c in squares
+        (c, distance_squares(gmap, start, c), _straight_line(gmap, start, c, ())) for c in squares
     ]
 
 
@@ -332,7 +330,7 @@ def _straight_line(
     cells: list[Cell] = []
     costs: list[int] = []
     total, parity = 0, 0
-    for prev, cur in zip(line, line[1:], strict=False):
+    for prev, cur in itertools.pairwise(line):
         if gmap.move_cost[cur] != 1 or cur in occupied:
             return None
         diag = None

@@ -220,9 +220,7 @@ class Observation:
 
     def enemies(self, *, active_only: bool = True) -> list[CombatantView]:
         side = self.actor.side
-        return [
-            c for c in self.combatants if c.side != side and (c.active or not active_only)
-        ]
+        return [c for c in self.combatants if c.side != side and (c.active or not active_only)]
 
     def allies(self) -> list[CombatantView]:
         me = self.actor
@@ -267,7 +265,9 @@ class Observation:
         key = ("m", target_id)
         if key not in self._cache:
             me, tgt = self.actor, self._by_id[target_id]
-            self._cache[key] = weapon_for(self.gmap, me.cell, tgt.cell, me.attacks, melee_only=True)[0]
+            self._cache[key] = weapon_for(
+                self.gmap, me.cell, tgt.cell, me.attacks, melee_only=True
+            )[0]
         return self._cache[key]  # type: ignore[return-value]
 
     def can_step5_to_attack(self, target_id: str) -> bool:

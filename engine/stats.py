@@ -79,9 +79,9 @@ def build_report(
             wins[s.winner] += 1
         rounds_total += s.rounds
         rounds_hist[s.rounds] = rounds_hist.get(s.rounds, 0) + 1
-        for i, row in enumerate(s.counters):
+        for i, values in enumerate(s.counters):
             tot = totals[i]
-            for j, v in enumerate(row):
+            for j, v in enumerate(values):
                 tot[j] += v
     if n != runs:
         raise ValueError(f"expected {runs} fight summaries, got {n}")

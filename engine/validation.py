@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -56,10 +56,11 @@ def _known_fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[st
     return [str(name) for name in fields]
 
 
-def _unwrap_model(annotation: Any) -> Any:
+def _unwrap_model(annotation: object) -> type[BaseModel] | None:
+    args: tuple[object, ...] = get_args(annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in getattr(annotation, "__args__", ()):
+    for arg in args:
         found = _unwrap_model(arg)
         if found is not None:
             return found
@@ -79,8 +80,8 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, st
     where = _location(loc)
     if kind == "missing":
         return where, "champ obligatoire manquant"
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        base = kind.split("_")[0]
+    if kind.endswith(("_type", "_parsing")):
+        base = kind.split("_", maxsplit=1)[0]
         expected = _TYPE_NAMES.get(base, base)
         return where, f"{expected} est attendu, reçu {value!r}"
     if kind == "greater_than":

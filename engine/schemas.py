@@ -1,0 +1,212 @@
+"""JSON Schemas of the Observation and report objects, from pydantic mirror models.
+
+The engine builds these objects as plain dicts for speed; the models below
+describe them exactly (``extra="forbid"``) and the tests validate real objects
+against them, so the exported schema cannot drift from what is produced.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.observation import SCHEMA_ID
+from engine.stats import REPORT_SCHEMA
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DamageModel(_M):
+    formula: str
+    types: list[str]
+
+
+class AttackModel(_M):
+    id: str
+    name: str
+    kind: Literal["melee", "ranged", "touch"]
+    attack_bonus: int
+    damage: list[DamageModel]
+    damage_bonus: int
+    crit_range: int
+    crit_mult: int
+    count: int
+    reach_ft: int
+    range_increment_ft: int | None
+    max_range_ft: int
+    natural: bool
+    firearm: bool
+
+
+class CombatantModel(_M):
+    id: str
+    side: str
+    name: str
+    level: int
+    size: str
+    pc: bool
+    creature_type: str | None
+    alignment: str
+    hp_max: int
+    ac: dict[str, int]
+    saves: dict[str, int]
+    abilities: dict[str, int | None]
+    bab: int
+    initiative_mod: int
+    speed_land_ft: int
+    speed_fly_ft: int | None
+    dr: dict[str, Any] | None
+    attacks: list[AttackModel]
+    pos: list[int]
+    hp: int
+    nonlethal: int
+    active: bool
+    dead: bool
+    dying: bool
+    stabilized: bool
+    disabled: bool
+    initiative_total: int
+    charging: bool
+    speed_effective_ft: int
+
+
+class PairModel(_M):
+    target_id: str
+    distance_ft: int
+    has_line_of_effect: bool
+    weapon_for: str | None
+    weapon_reason: str | None
+    melee_weapon_for: str | None
+    range_penalty: int
+    cover_bonus: int
+    can_charge: bool
+    charge_reason: str | None
+    can_step5_to_attack: bool
+    high_ground: bool
+    target_threatens_me: bool
+    movement_cost_ft: int | None
+
+
+class TerrainModel(_M):
+    type: str
+    move_cost: int | None
+    blocks_los: bool
+    cover: bool
+    cover_bonus: int
+
+
+class MapViewModel(_M):
+    name: str
+    square_size_ft: int
+    terrain: list[str]
+    elevation: list[str]
+    terrain_semantics: dict[str, TerrainModel]
+
+
+class ActionResultModel(_M):
+    kind: str
+    ok: bool
+    reason: str | None
+
+
+class ObservationModel(_M):
+    """``pf1e-sim/observation@1``."""
+
+    schema_: Literal["pf1e-sim/observation@1"]
+    round: int
+    acting_combatant: str
+    initiative_order: list[str]
+    combatants: list[CombatantModel]
+    pairs: list[PairModel]
+    map: MapViewModel
+    threatened: list[list[bool]]
+    last_turn_results: list[ActionResultModel]
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def __init__(self, **data: Any) -> None:
+        if "schema" in data:
+            data["schema_"] = data.pop("schema")
+        super().__init__(**data)
+
+
+class SideRow(_M):
+    name: str
+    combatants: int
+    wins: int
+    rate: float
+    band_3sigma: list[float]
+
+
+class DrawRow(_M):
+    count: int
+    rate: float
+    band_3sigma: list[float]
+
+
+class RoundsRow(_M):
+    mean: float
+    distribution: dict[str, int]
+    draws_count_as_cap: bool
+
+
+class CombatantRow(_M):
+    id: str
+    side: str
+    name: str
+    hp_max: int
+    hits_total: int
+    hits_mean: float
+    crits_total: int
+    crits_mean: float
+    damage_dealt_total: int
+    damage_dealt_mean: float
+    damage_taken_total: int
+    damage_taken_mean: float
+    healing_given_total: int
+    healing_given_mean: float
+    down_total: int
+    down_mean: float
+    dead_total: int
+    dead_mean: float
+
+
+class ReportModel(_M):
+    """``pf1e-sim/report@1``."""
+
+    schema_: Literal["pf1e-sim/report@1"]
+    map: str
+    runs: int
+    seed: int
+    round_cap: int
+    options: dict[str, Any]
+    sides: list[SideRow]
+    draws: DrawRow
+    rounds: RoundsRow
+    combatants: list[CombatantRow]
+
+    def __init__(self, **data: Any) -> None:
+        if "schema" in data:
+            data["schema_"] = data.pop("schema")
+        super().__init__(**data)
+
+
+def _export(model: type[BaseModel], ident: str) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    props = schema.get("properties", {})
+    if "schema_" in props:
+        props["schema"] = props.pop("schema_")
+        schema["required"] = ["schema" if r == "schema_" else r for r in schema.get("required", [])]
+    schema["$id"] = ident
+    return schema
+
+
+def observation_json_schema() -> dict[str, Any]:
+    return _export(ObservationModel, SCHEMA_ID)
+
+
+def report_json_schema() -> dict[str, Any]:
+    return _export(ReportModel, REPORT_SCHEMA)

@@ -1,0 +1,342 @@
+"""Command line: ``pf1e-sim`` (French help and messages, English flags).
+
+``pf1e-sim --map … --side NAME FILE [FILE …] …`` is the same as
+``pf1e-sim simulate …``. Every user mistake ends with a one-line French message
+on stderr and exit status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from typer import rich_utils
+
+from engine.actions import action_json_schema
+from engine.creatures import CombatantProfile, load_combatant
+from engine.encounter import build_encounter, check_sides
+from engine.errors import Pf1eSimError, os_error_fr
+from engine.maps import load_map
+from engine.runner import combatant_infos, play_fight
+from engine.schemas import observation_json_schema, report_json_schema
+from engine.stats import build_report
+from harness.parallel import _policies, simulate
+from harness.report import render_report, render_transcript
+
+rich_utils.OPTIONS_PANEL_TITLE = "Options"
+rich_utils.COMMANDS_PANEL_TITLE = "Commandes"
+rich_utils.ARGUMENTS_PANEL_TITLE = "Arguments"
+rich_utils.ERRORS_PANEL_TITLE = "Erreur"
+rich_utils.REQUIRED_LONG_STRING = "[obligatoire]"
+rich_utils.DEFAULT_STRING = "[défaut : {}]"
+
+SIDE_SEP = "\x1f"
+PROG = "pf1e-sim"
+
+app = typer.Typer(
+    name=PROG,
+    help=(
+        "Simulateur de combat Pathfinder 1e : joue une rencontre des milliers de fois et "
+        "imprime un rapport d'équilibrage en français. Sans sous-commande, "
+        "« pf1e-sim --map … --side … » équivaut à « pf1e-sim simulate … »."
+    ),
+    add_completion=False,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+)
+
+
+class UserError(Exception):
+    """A mistake of the user, shown as one French line (exit 2)."""
+
+
+class FrenchInt(click.ParamType):
+    """Integer option with a French error message and an optional minimum."""
+
+    name = "entier"
+
+    def __init__(self, minimum: int | None = None) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"« {value} » n'est pas un entier", param, ctx)
+        if self.minimum is not None and number < self.minimum:
+            self.fail(f"{number} est invalide (entier ≥ {self.minimum} attendu)", param, ctx)
+        return number
+
+
+def _decode_sides(values: list[str]) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for raw in values:
+        name, *files = raw.split(SIDE_SEP)
+        out.append((name, files))
+    return out
+
+
+def _load_sides(sides: list[tuple[str, list[str]]]) -> list[tuple[str, list[CombatantProfile]]]:
+    cache: dict[str, CombatantProfile] = {}
+    out: list[tuple[str, list[CombatantProfile]]] = []
+    for name, files in sides:
+        profiles: list[CombatantProfile] = []
+        for f in files:
+            if f not in cache:
+                cache[f] = load_combatant(f)
+            profiles.append(cache[f])
+        out.append((name, profiles))
+    return out
+
+
+class _Progress:
+    """A rich progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._bar: Any = None
+        self._task: Any = None
+        if sys.stderr.isatty() and total >= 200:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(
+                TextColumn("combats"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.__enter__()
+            self._task = self._bar.add_task("combats", total=self.total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+    def update(self, done: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)
+
+
+@app.command("simulate", help="Joue une rencontre N fois et imprime le rapport d'équilibrage.")
+def simulate_cmd(
+    map_path: Annotated[
+        str, typer.Option("--map", help="Fichier YAML de la carte.", metavar="MAP")
+    ],
+    side: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--side",
+            help=(
+                "Un camp : son nom (celui de « deployment » dans la carte) suivi d'un ou "
+                "plusieurs fichiers JSON de combattants. À répéter pour chaque camp."
+            ),
+            metavar="NAME FILE [FILE ...]",
+        ),
+    ] = None,
+    runs: Annotated[
+        int, typer.Option("--runs", help="Nombre de combats simulés.", click_type=FrenchInt(1))
+    ] = 1000,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", help="Graine : le combat i utilise seed + i.", click_type=FrenchInt()
+        ),
+    ] = 1,
+    round_cap: Annotated[
+        int,
+        typer.Option(
+            "--round-cap",
+            help="Plafond de rounds par combat (entier ≥ 1) ; au-delà, le combat est nul.",
+            click_type=FrenchInt(1),
+        ),
+    ] = 100,
+    transcript: Annotated[
+        bool,
+        typer.Option("--transcript", help="Imprime le déroulé du premier combat avant le rapport."),
+    ] = False,
+    simple_monster_death: Annotated[
+        bool,
+        typer.Option(
+            "--simple-monster-death",
+            help="Les monstres meurent à 0 pv (les personnages joueurs jamais).",
+        ),
+    ] = False,
+    json_path: Annotated[
+        str | None,
+        typer.Option(
+            "--json",
+            help="Écrit aussi l'objet statistique (pf1e-sim/report@1) dans PATH.",
+            metavar="PATH",
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processus de calcul (résultat identique quel que soit N).",
+            click_type=FrenchInt(1),
+        ),
+    ] = 1,
+) -> None:
+    sides = _decode_sides(side or [])
+    if not sides:
+        raise UserError("aucun camp : ajoutez --side NOM FICHIER [FICHIER …] pour chaque camp")
+    gmap = load_map(map_path)
+    check_sides(gmap, sides)
+    encounter = build_encounter(gmap, _load_sides(sides))
+    with _Progress(runs) as bar:
+        summaries = simulate(
+            encounter,
+            runs=runs,
+            seed=seed,
+            round_cap=round_cap,
+            monsters_die_at_zero=simple_monster_death,
+            workers=workers,
+            progress=bar.update,
+        )
+    report = build_report(
+        map_name=gmap.name,
+        sides=encounter.sides,
+        combatants=combatant_infos(encounter),
+        runs=runs,
+        seed=seed,
+        round_cap=round_cap,
+        summaries=summaries,
+        options={
+            "map_file": map_path,
+            "side_files": dict(sides),
+            "simple_monster_death": simple_monster_death,
+            "policies": dict.fromkeys(encounter.sides, "heuristic"),
+        },
+    )
+    if json_path is not None:
+        try:
+            Path(json_path).write_text(
+                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+            )
+        except OSError as err:
+            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+    out: list[str] = []
+    if transcript:
+        fight = play_fight(
+            encounter,
+            seed,
+            _policies(),
+            round_cap=round_cap,
+            monsters_die_at_zero=simple_monster_death,
+            record=True,
+        )
+        assert fight.log is not None
+        out.append(render_transcript(fight.log))
+    out.append(render_report(report))
+    sys.stdout.write("\n".join(out))
+
+
+@app.command("schema", help="Imprime le schéma JSON d'un contrat : observation, action ou report.")
+def schema_cmd(
+    name: Annotated[str, typer.Argument(help="observation, action ou report", metavar="NOM")],
+) -> None:
+    schemas = {
+        "observation": observation_json_schema,
+        "action": action_json_schema,
+        "report": report_json_schema,
+    }
+    if name not in schemas:
+        raise UserError(f"schéma inconnu « {name} » (choix : {', '.join(schemas)})")
+    sys.stdout.write(json.dumps(schemas[name](), ensure_ascii=False, indent=2) + "\n")
+
+
+COMMANDS = ("simulate", "schema")
+
+
+def _prepare(argv: list[str]) -> list[str]:
+    """Route the bare form to ``simulate`` and pack ``--side NAME FILE…`` into one value."""
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["simulate", *argv]
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--side" or tok.startswith("--side="):
+            values: list[str] = []
+            if tok.startswith("--side="):
+                values.append(tok.split("=", 1)[1])
+            i += 1
+            while i < len(argv) and not (argv[i].startswith("-") and len(argv[i]) > 1):
+                values.append(argv[i])
+                i += 1
+            if not values:
+                out.append("--side")
+                continue
+            out += ["--side", SIDE_SEP.join(values)]
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def _french_usage(err: click.ClickException) -> str:
+    if isinstance(err, click.MissingParameter):
+        param = err.param
+        name = "/".join(param.opts) if param is not None and param.opts else "?"
+        return f"option obligatoire manquante : {name}"
+    if isinstance(err, click.NoSuchOption):
+        hint = ""
+        if err.possibilities:
+            hint = f" (vouliez-vous dire {' ou '.join(sorted(err.possibilities))} ?)"
+        return f"option inconnue : {err.option_name}{hint}"
+    if isinstance(err, click.BadParameter):
+        param = err.param
+        name = "/".join(param.opts) if param is not None and param.opts else "valeur"
+        return f"{name} : {err.message}"
+    if isinstance(err, click.BadOptionUsage):
+        return f"l'option {err.option_name} attend une valeur"
+    message = err.format_message()
+    if message.startswith("Got unexpected extra argument"):
+        extra = message[message.find("(") + 1 : message.rfind(")")]
+        return f"argument inattendu : {extra}"
+    if message.startswith("Option") and "requires an argument" in message:
+        return f"l'option {message.split(chr(39))[1]} attend une valeur"
+    return f"ligne de commande invalide ({message})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point. Returns the exit status (also used by the tests)."""
+    args = _prepare(list(sys.argv[1:] if argv is None else argv))
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=args, prog_name=PROG, standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code or 0)
+    except click.ClickException as err:
+        sys.stderr.write(f"{PROG}: erreur : {_french_usage(err)}\n")
+        return 2
+    except (Pf1eSimError, UserError) as err:
+        sys.stderr.write(f"{PROG}: erreur : {err}\n")
+        return 2
+    except click.exceptions.Abort:
+        sys.stderr.write(f"{PROG}: interrompu\n")
+        return 130
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrompu\n")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

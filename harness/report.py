@@ -1,0 +1,101 @@
+"""Terminal renderings of the report object and of a fight transcript.
+
+The report reproduces the seed's layout line by line, then adds the attrition
+table. Attrition columns (means per fight, over every fight, draws included):
+
+* **Touches** — attacks that hit; **Critiques** — confirmed critical hits;
+* **Dégâts infligés** / **Dégâts subis** — lethal damage dealt / taken (damage
+  taken is not capped: the killing blow counts in full);
+* **Soins prodigués** — hit points actually restored to others (no healing
+  exists yet in this engine, so 0.0 until spells and abilities arrive);
+* **Hors de combat** — share of fights the combatant ended unable to act
+  (dying, stable, dead); **Morts** — share of fights it ended dead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.battle import LogEntry
+from harness.text import display_width, pad, table
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def render_report(report: dict[str, Any]) -> str:
+    """The French balance report (plain text, ends with a newline)."""
+    lines = ["=== Rapport d'équilibrage ===", f"Carte : {report['map']}"]
+    for side in report["sides"]:
+        n = side["combatants"]
+        lines.append(f"{side['name']} : {n} combattant{'s' if n > 1 else ''}")
+    lines.append(
+        f"{report['runs']} combats simulés (seed {report['seed']}, "
+        f"plafond {report['round_cap']} rounds)"
+    )
+    lines.append("")
+    for side in report["sides"]:
+        lo, hi = side["band_3sigma"]
+        lines.append(
+            f"Victoires {side['name']} : {pct(side['rate'])} ({side['wins']}) — "
+            f"bande 3σ : [{pct(lo)}, {pct(hi)}]"
+        )
+    draws = report["draws"]
+    lines.append(f"Nuls : {pct(draws['rate'])} ({draws['count']})")
+    lines.append(f"Rounds moyens : {report['rounds']['mean']:.1f}")
+    lines.append("")
+    lines.append("=== Attrition moyenne par combat ===")
+    headers = [
+        "Combattant",
+        "Camp",
+        "Touches",
+        "Critiques",
+        "Dégâts infligés",
+        "Dégâts subis",
+        "Soins prodigués",
+        "Hors de combat",
+        "Morts",
+    ]
+    rows = [
+        [
+            c["id"],
+            c["side"],
+            f"{c['hits_mean']:.2f}",
+            f"{c['crits_mean']:.2f}",
+            f"{c['damage_dealt_mean']:.1f}",
+            f"{c['damage_taken_mean']:.1f}",
+            f"{c['healing_given_mean']:.1f}",
+            pct(c["down_mean"]),
+            pct(c["dead_mean"]),
+        ]
+        for c in report["combatants"]
+    ]
+    lines += table(headers, rows, right=set(range(2, 9)))
+    return "\n".join(lines) + "\n"
+
+
+def render_transcript(log: Sequence[LogEntry], title: str = "Déroulé du premier combat") -> str:
+    """The three-column transcript: Round / Combattant / Message.
+
+    Turn lines go in the table; other lines (initiative, end of fight) are kept
+    raw at their original position. Widths follow the display width of the
+    content; nothing is truncated.
+    """
+    headers = ["Round", "Combattant", "Message"]
+    widths = [len(h) for h in headers]
+    for rnd, actor, message, _rolls in log:
+        if rnd is not None and actor is not None:
+            widths[0] = max(widths[0], len(str(rnd)))
+            widths[1] = max(widths[1], display_width(actor))
+            widths[2] = max(widths[2], display_width(message))
+    out = [f"=== {title} ===", "  ".join(pad(h, widths[i]) for i, h in enumerate(headers)).rstrip()]
+    out.append("  ".join("-" * w for w in widths))
+    for rnd, actor, message, _rolls in log:
+        if rnd is None or actor is None:
+            out.append(message)
+        else:
+            head = f"{pad(str(rnd), widths[0], right=True)}  {pad(actor, widths[1])}"
+            out.append(f"{head}  {message}".rstrip())
+    return "\n".join(out) + "\n"
