@@ -3,8 +3,8 @@
 Lines run from corners of the attacker's square to corners of the target's
 square. A line is affected by a square only when it passes through that
 square's *interior*: grazing a corner or running along an edge does not count
-(the map has no thin walls), except along an edge between two cover squares,
-which is inside a solid mass and crosses both.
+(the map has no thin walls), except along an edge between two cover squares
+(or a cover square and the map's edge), which is inside a solid mass.
 
 * **Line of effect** exists when at least one line crosses no ``blocks_los``
   square.
@@ -77,23 +77,28 @@ def _crossed(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
 def _along_edge(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
     """A segment running along grid lines touches no interior; it is still inside
     a solid mass when the squares on *both* sides of an edge give cover (two
-    walls side by side), and then it crosses both."""
+    walls side by side, or a wall against the map's edge), and then it crosses
+    them."""
     out: list[Cell] = []
     h, w = gmap.height, gmap.width
+
+    def solid(r: int, col: int) -> bool | None:
+        if not (0 <= r < h and 0 <= col < w):
+            return None  # outside the map: solid, but not a square
+        return gmap.cover[r * w + col] > 0
+
     if x0 == x1:
-        for y in range(min(y0, y1), max(y0, y1)):
-            left, right = x0 - 1, x0
-            if 0 <= y < h and left >= 0 and right < w:
-                a, b = y * w + left, y * w + right
-                if gmap.cover[a] and gmap.cover[b]:
-                    out += (a, b)
+        sides = [((y, x0 - 1), (y, x0)) for y in range(min(y0, y1), max(y0, y1))]
     else:
-        for x in range(min(x0, x1), max(x0, x1)):
-            up, down = y0 - 1, y0
-            if 0 <= x < w and up >= 0 and down < h:
-                a, b = up * w + x, down * w + x
-                if gmap.cover[a] and gmap.cover[b]:
-                    out += (a, b)
+        sides = [((y0 - 1, x), (y0, x)) for x in range(min(x0, x1), max(x0, x1))]
+    for (ra, ca), (rb, cb) in sides:
+        sa, sb = solid(ra, ca), solid(rb, cb)
+        if sa is False or sb is False or (sa is None and sb is None):
+            continue
+        if sa:
+            out.append(ra * w + ca)
+        if sb:
+            out.append(rb * w + cb)
     return out
 
 

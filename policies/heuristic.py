@@ -3,11 +3,11 @@
 Target: the nearest active enemy (5-10-5 distance; ties: fewest hit points, then
 deployment order). Then, in order:
 
-1. a melee weapon reaches it → full attack;
+1. a weapon can hit it now → full attack (a melee weapon in reach first, else a
+   ranged weapon in range: the seed's « in reach or range »);
 2. a charge is possible (straight clear line) → charge;
 3. one 5-foot step brings it into melee reach → 5-foot step, full attack;
-4. no melee option applies, but a ranged weapon can hit an enemy (nearest
-   first) → full attack with that weapon;
+4. a ranged weapon can hit another enemy (nearest first) → full attack on it;
 5. otherwise → move toward the target, then attack if anything reaches.
 
 A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
@@ -54,6 +54,10 @@ class HeuristicPolicy:
         if melee is not None:
             actions = (FullAttackAction(target_id=tid, weapon_id=melee.id),)
             return TurnPlan(actions, "au contact : attaque à outrance")
+        weapon, _ = obs.weapon_for(tid)
+        if weapon is not None:
+            actions = (FullAttackAction(target_id=tid, weapon_id=weapon.id),)
+            return TurnPlan(actions, "à portée de tir")
         if obs.charge(tid).ok:
             return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
         if obs.can_step5_to_attack(tid):

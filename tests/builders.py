@@ -1,0 +1,136 @@
+"""Small factories for rule tests: maps from ASCII rows, combatants from overrides."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from engine.battle import Battle
+from engine.creatures import CombatantProfile, parse_combatant
+from engine.maps import GameMap, parse_map
+from engine.rng import Rng, ScriptedRng
+from engine.state import CombatantState
+from policies import HeuristicPolicy
+
+LEGEND = """
+legend:
+  "#": { type: wall, blocks_los: true }
+  ".": { type: floor, move_cost: 1 }
+  "~": { type: water, move_cost: 2 }
+  "C": { type: pillar, cover: true }
+  "W": { type: ruin, cover_bonus: 2 }
+"""
+
+
+def make_map(
+    rows: Sequence[str],
+    *,
+    zones: Sequence[str] | None = None,
+    elevation: Sequence[str] | None = None,
+    deployment: dict[str, str] | None = None,
+) -> GameMap:
+    text = 'name: "Test"\nterrain: |\n' + "".join(f"  {r}\n" for r in rows) + LEGEND
+    if elevation:
+        text += "elevation: |\n" + "".join(f"  {r}\n" for r in elevation)
+    if zones:
+        text += "zones: |\n" + "".join(f"  {r}\n" for r in zones)
+        text += "deployment:\n" + "".join(f"  {k}: {v}\n" for k, v in (deployment or {}).items())
+    return parse_map(text, "test")
+
+
+BASE: dict[str, Any] = {
+    "name": "Dummy",
+    "size": "Medium",
+    "abilities": {"str_score": 10, "dex_score": 10, "con_score": 10},
+    "hp_max": 10,
+    "ac": {"total": 10, "touch": 10, "flat_footed": 10},
+    "bab": 1,
+    "initiative_mod": 0,
+    "speed_land_ft": 30,
+    "saves": {"fort": 0, "ref": 0, "will": 0},
+    "attacks": [
+        {
+            "name": "sword",
+            "kind": "melee",
+            "attack_bonus": 0,
+            "damage": [{"formula": "1d8", "types": ["slashing"]}],
+        }
+    ],
+}
+
+
+def make_profile(**overrides: Any) -> CombatantProfile:
+    data = json.loads(json.dumps(BASE))
+    data.update(overrides)
+    return parse_combatant(json.dumps(data), "test")
+
+
+def melee(name: str = "sword", bonus: int = 0, dmg: str = "1d8", **kw: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": name,
+        "kind": "melee",
+        "attack_bonus": bonus,
+        "damage": [{"formula": dmg, "types": ["slashing"]}],
+    }
+    out.update(kw)
+    return out
+
+
+def ranged(
+    name: str = "bow", bonus: int = 0, dmg: str = "1d6", inc: int = 60, **kw: Any
+) -> dict[str, Any]:
+    out = melee(name, bonus, dmg, **kw)
+    out["kind"] = "ranged"
+    out["range_increment_ft"] = inc
+    out["damage"] = [{"formula": dmg, "types": ["piercing"]}]
+    return out
+
+
+def state(
+    ident: str,
+    side: str,
+    profile: CombatantProfile,
+    gmap: GameMap,
+    pos: tuple[int, int],
+    index: int = 0,
+    *,
+    hp: int | None = None,
+    dies_at_zero: bool = False,
+) -> CombatantState:
+    return CombatantState(
+        id=ident,
+        side=side,
+        profile=profile,
+        index=index,
+        pos=gmap.cell(*pos),
+        hp=profile.spec.hp_max if hp is None else hp,
+        dies_at_zero=dies_at_zero,
+    )
+
+
+def battle(
+    gmap: GameMap,
+    combatants: list[CombatantState],
+    rng: Rng | Sequence[int],
+    *,
+    record: bool = True,
+    round_cap: int = 100,
+    policies: Any = None,
+) -> Battle:
+    if not hasattr(rng, "die"):
+        rng = ScriptedRng(rng)  # type: ignore[arg-type]
+    sides: list[str] = []
+    for c in combatants:
+        if c.side not in sides:
+            sides.append(c.side)
+    pol = policies or {s: HeuristicPolicy() for s in sides}
+    b = Battle(gmap, combatants, tuple(sides), rng, pol, round_cap=round_cap, record=record)  # type: ignore[arg-type]
+    b.round = 1
+    b.order = list(combatants)
+    return b
+
+
+def messages(b: Battle) -> list[str]:
+    assert b.log is not None
+    return [m for _r, _a, m, _rolls in b.log]

@@ -1,0 +1,90 @@
+"""Golden transcripts: whole fights, byte for byte.
+
+Regenerate with ``PF1E_UPDATE_GOLDEN=1 uv run pytest tests/test_golden.py`` and
+explain the change in the commit message.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from builders import make_map, make_profile, melee, ranged
+
+from engine.creatures import load_combatant
+from engine.encounter import build_encounter
+from engine.runner import play_fight
+from harness.report import render_transcript
+from policies import HeuristicPolicy
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _check(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("PF1E_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}; set PF1E_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def _fight(enc, seed):
+    h = HeuristicPolicy()
+    result = play_fight(enc, seed, dict.fromkeys(enc.sides, h), record=True)
+    return render_transcript(result.log)
+
+
+def test_golden_1v1_melee():
+    gmap = make_map(
+        ["..........", "..........", ".........."],
+        zones=["A.........", "..........", ".........B"],
+        deployment={"heroes": "A", "monsters": "B"},
+    )
+    fighter = make_profile(
+        name="Guerrière",
+        hp_max=14,
+        bab=2,
+        ac={"total": 17, "touch": 11, "flat_footed": 16},
+        attacks=[melee("longsword", bonus=5, dmg="1d8+3", crit_range=19)],
+        pc=True,
+    )
+    orc = load_combatant("data/monsters/orc.json")
+    enc = build_encounter(gmap, [("heroes", [fighter]), ("monsters", [orc])])
+    _check("1v1_melee.txt", _fight(enc, 5))
+
+
+def test_golden_2v2_ranged_and_movement():
+    gmap = make_map(
+        ["............", "....~~......", "....C.......", "....~~......", "............"],
+        zones=["AA..........", "............", "............", "............", "..........BB"],
+        deployment={"archers": "A", "brutes": "B"},
+    )
+    archer = make_profile(
+        name="Archer",
+        hp_max=9,
+        ac={"total": 15, "touch": 12, "flat_footed": 13},
+        initiative_mod=3,
+        attacks=[
+            melee("dagger", bonus=1, dmg="1d4"),
+            ranged("longbow", bonus=4, dmg="1d8", inc=100, crit_mult=3),
+        ],
+    )
+    brute = make_profile(
+        name="Brute",
+        hp_max=13,
+        ac={"total": 14, "touch": 10, "flat_footed": 14},
+        attacks=[melee("greataxe", bonus=5, dmg="1d12+4", crit_mult=3)],
+    )
+    enc = build_encounter(gmap, [("archers", [archer, archer]), ("brutes", [brute, brute])])
+    text = _fight(enc, 2)
+    assert "déplacement" in text and "longbow" in text
+    _check("2v2_ranged_movement.txt", text)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_same_seed_same_transcript(seed):
+    gmap = make_map(["........"], zones=["A......B"], deployment={"x": "A", "y": "B"})
+    p = make_profile()
+    enc = build_encounter(gmap, [("x", [p]), ("y", [p])])
+    assert _fight(enc, seed) == _fight(enc, seed)

@@ -1,0 +1,146 @@
+"""Movement actions through the engine: move, 5-foot step, charge, withdraw."""
+
+from __future__ import annotations
+
+from builders import battle, make_map, make_profile, state
+
+from engine.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
+
+CORRIDOR = make_map([".........."])
+
+
+def setup(gmap, *placements, dice=()):
+    states = [
+        state(ident, side, make_profile(**kw), gmap, pos, i)
+        for i, (ident, side, pos, kw) in enumerate(placements)
+    ]
+    return battle(gmap, states, list(dice)), states
+
+
+def test_move_stops_adjacent_to_the_target():
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {}), ("t", "B", (0, 5), {}))
+    assert b.dispatch(a, MoveAction(target_id="t")).ok
+    assert a.pos == CORRIDOR.cell(0, 4)
+    assert b.log[-1][2] == "déplacement (0,0)->(0,1)->(0,2)->(0,3)->(0,4)"
+
+
+def test_move_is_limited_by_speed():
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {"speed_land_ft": 20}), ("t", "B", (0, 9), {}))
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == CORRIDOR.cell(0, 4)
+
+
+def test_fly_speed_is_the_budget_when_higher():
+    b, (a, _t) = setup(
+        CORRIDOR,
+        ("a", "A", (0, 0), {"speed_land_ft": 10, "speed_fly_ft": 40}),
+        ("t", "B", (0, 9), {}),
+    )
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == CORRIDOR.cell(0, 8)
+
+
+def test_move_passes_through_allies_but_never_ends_on_them():
+    b, (a, ally, _t) = setup(
+        CORRIDOR, ("a", "A", (0, 0), {}), ("b", "A", (0, 6), {}), ("t", "B", (0, 9), {})
+    )
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == CORRIDOR.cell(0, 5)  # budget ends on the ally's square: back up one
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == CORRIDOR.cell(0, 8)  # crossed the ally
+    assert ally.pos == CORRIDOR.cell(0, 6)
+
+
+def test_enemies_block_movement():
+    b, (a, _e, _t) = setup(
+        make_map([".#..", "..#.", ".#.."]),
+        ("a", "A", (1, 0), {}),
+        ("e", "B", (1, 1), {}),
+        ("t", "B", (1, 3), {}),
+    )
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == b.gmap.cell(1, 0)  # the only way is through the enemy: no move
+
+
+def test_move_to_destination():
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {}), ("t", "B", (0, 9), {}))
+    assert b.dispatch(a, MoveAction(destination=(0, 6))).ok
+    assert a.pos == CORRIDOR.cell(0, 6)
+    res = b.dispatch(a, MoveAction(destination=(0, 9)))  # occupied
+    assert (res.ok, res.reason) == (False, "unreachable_destination")
+    res = b.dispatch(a, MoveAction(destination=(5, 5)))  # off the map
+    assert (res.ok, res.reason) == (False, "unreachable_destination")
+    res = b.dispatch(a, MoveAction())
+    assert (res.ok, res.reason) == (False, "missing_target")
+
+
+def test_difficult_terrain_slows_the_move():
+    gmap = make_map(["..~~......"])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 9), {}))
+    b.dispatch(a, MoveAction(target_id="t"))
+    assert a.pos == gmap.cell(0, 4)  # 1 + 2 + 2 + 1 = 6 squares
+
+
+def test_five_foot_step_rules():
+    gmap = make_map(["...", ".~.", "#.."])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (2, 2), {}))
+    res = b.dispatch(a, FiveFootStepAction(destination=(1, 1)))  # difficult terrain
+    assert (res.ok, res.reason) == (False, "unreachable_destination")
+    res = b.dispatch(a, FiveFootStepAction(destination=(0, 2)))  # not adjacent
+    assert (res.ok, res.reason) == (False, "unreachable_destination")
+    assert b.dispatch(a, FiveFootStepAction(destination=(0, 1))).ok
+    assert a.pos == gmap.cell(0, 1)
+
+
+def test_five_foot_step_respects_the_corner_rule():
+    gmap = make_map(["..", "#."])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 1), {}))
+    res = b.dispatch(a, FiveFootStepAction(destination=(1, 1)))
+    assert (res.ok, res.reason) == (False, "unreachable_destination")
+
+
+def test_auto_step_goes_into_reach():
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {}), ("t", "B", (0, 2), {}))
+    assert b.dispatch(a, FiveFootStepAction(target_id="t")).ok
+    assert a.pos == CORRIDOR.cell(0, 1)
+
+
+def test_charge_line_must_be_clear():
+    b, (a, _x, _t) = setup(
+        CORRIDOR, ("a", "A", (0, 0), {}), ("x", "A", (0, 2), {}), ("t", "B", (0, 6), {})
+    )
+    res = b.dispatch(a, ChargeAction(target_id="t"))
+    assert (res.ok, res.reason) == (False, "no_charge_path")  # an ally is in the way
+    gmap = make_map(["...~......"])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 6), {}))
+    assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_charge_path"
+
+
+def test_charge_is_limited_to_twice_the_speed():
+    gmap = make_map(["." * 16])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 14), {}))
+    assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_charge_path"  # 13 squares
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 13), {}), dice=[2])
+    assert b.dispatch(a, ChargeAction(target_id="t")).ok  # exactly 12 squares = 60 ft
+    assert a.pos == gmap.cell(0, 12)
+
+
+def test_charge_needs_line_of_effect_and_a_melee_weapon():
+    gmap = make_map(["..#.."])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 4), {}))
+    assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_line_of_effect"
+    bow = {
+        "name": "bow",
+        "kind": "ranged",
+        "attack_bonus": 0,
+        "range_increment_ft": 60,
+        "damage": [{"formula": "1d6", "types": ["piercing"]}],
+    }
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {"attacks": [bow]}), ("t", "B", (0, 6), {}))
+    assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_weapon"
+
+
+def test_withdraw_moves_away_from_the_nearest_enemy():
+    b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 4), {}), ("t", "B", (0, 2), {}))
+    assert b.dispatch(a, WithdrawAction()).ok
+    assert a.pos == CORRIDOR.cell(0, 9)

@@ -1,0 +1,110 @@
+"""The Observation contract: JSON form, schema, isolation from the engine."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from builders import make_map, make_profile, melee, ranged, state
+
+from engine.actions import TurnPlan, WaitAction
+from engine.battle import Battle
+from engine.creatures import load_combatant
+from engine.encounter import build_encounter
+from engine.maps import load_map
+from engine.rng import SeededRng
+from engine.runner import play_fight
+from engine.schemas import ObservationModel, observation_json_schema
+from policies import HeuristicPolicy
+
+
+def quickstart():
+    gmap = load_map("data/maps/sample_arena.yaml")
+    g = load_combatant("data/monsters/goblin.json")
+    o = load_combatant("data/monsters/orc.json")
+    return build_encounter(gmap, [("players", [g, g, g]), ("monsters", [o, o])])
+
+
+class Spy:
+    """Heuristic that records every observation it gets, as JSON."""
+
+    def __init__(self):
+        self.inner = HeuristicPolicy()
+        self.dumps = []
+
+    def decide(self, obs):
+        self.dumps.append(obs.to_dict())
+        return self.inner.decide(obs)
+
+
+def test_every_observation_matches_the_exported_schema():
+    spy = Spy()
+    play_fight(quickstart(), 7, {"players": spy, "monsters": spy})
+    assert len(spy.dumps) > 5
+    for dump in spy.dumps:
+        ObservationModel(**json.loads(json.dumps(dump)))
+    schema = observation_json_schema()
+    assert schema["$id"] == "pf1e-sim/observation@1"
+    assert "pairs" in schema["properties"]
+
+
+def test_mutating_the_observation_never_changes_the_fight():
+    class Vandal(HeuristicPolicy):
+        def decide(self, obs):
+            plan = super().decide(obs)
+            d = obs.to_dict()
+            d["combatants"][0]["hp"] = -99
+            d["pairs"].clear()
+            return plan
+
+    enc = quickstart()
+    ref = play_fight(enc, 11, heuristic_everywhere(), record=True)
+    vandal = Vandal()
+    out = play_fight(enc, 11, {"players": vandal, "monsters": vandal}, record=True)
+    assert [e[:3] for e in ref.log] == [e[:3] for e in out.log]
+
+
+def heuristic_everywhere():
+    h = HeuristicPolicy()
+    return {"players": h, "monsters": h}
+
+
+def test_pairs_report_weapon_range_charge_and_cover():
+    gmap = make_map(["..........", "....C.....", ".........."])
+    archer = make_profile(attacks=[melee(), ranged(inc=10)])
+    a = state("a", "A", archer, gmap, (1, 0), 0)
+    t = state("t", "B", make_profile(), gmap, (1, 8), 1)
+    b = Battle(
+        gmap, [a, t], ("A", "B"), SeededRng(1), {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
+    )
+    obs = b.observe(a)
+    pair = obs.pair("t")
+    assert pair.distance_ft == 40
+    assert pair.weapon_for == "bow" and pair.range_penalty == -6
+    assert pair.cover_bonus == 4  # the pillar
+    assert pair.melee_weapon_for is None
+    assert pair.can_charge is False and pair.charge_reason == "no_charge_path"  # pillar in line
+    assert obs.movement_cost_ft("t") == 35
+    d = obs.to_dict()
+    assert d["acting_combatant"] == "a" and d["schema"] == "pf1e-sim/observation@1"
+    assert d["threatened"][1][7] is True and d["threatened"][1][1] is False
+
+
+def test_observation_copies_are_independent():
+    enc = quickstart()
+    states = enc.fresh_states()
+    b = Battle(enc.gmap, states, enc.sides, SeededRng(1), heuristic_everywhere())
+    obs = b.observe(states[0])
+    before = copy.deepcopy(obs.to_dict())
+    states[0].hp = 1
+    states[0].pos = enc.gmap.cell(3, 3)
+    assert obs.to_dict() == before
+
+
+def test_wait_when_no_enemy_is_active():
+    gmap = make_map(["...."])
+    a = state("a", "A", make_profile(), gmap, (0, 0), 0)
+    t = state("t", "B", make_profile(), gmap, (0, 3), 1, hp=-5)
+    b = Battle(gmap, [a, t], ("A", "B"), SeededRng(1), heuristic_everywhere())
+    plan = HeuristicPolicy().decide(b.observe(a))
+    assert plan == TurnPlan((WaitAction(),), "aucun ennemi actif")
