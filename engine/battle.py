@@ -200,29 +200,20 @@ class Battle:
 
     # -- observation ------------------------------------------------------------
     def observe(self, actor: CombatantState) -> Observation:
-        views = tuple(
-            CombatantView(
-                static=self._views[c.id],
-                cell=c.pos,
-                pos=self.gmap.rc(c.pos),
-                hp=c.hp,
-                active=c.active,
-                dead=c.dead,
-                dying=c.dying,
-                stabilized=c.stable,
-                disabled=c.disabled,
-                initiative_total=c.initiative,
-                charging=c.charging,
-                speed_effective_ft=c.speed_ft,
-            )
-            for c in self.combatants
+        views = self._views
+        w = self.gmap.width
+        snapshot = tuple(
+            [
+                CombatantView(views[c.id], c.pos, c.hp, c.dead, c.stable, c.charging, c.initiative, w)
+                for c in self.combatants
+            ]
         )
         return Observation(
             gmap=self.gmap,
             round=self.round,
             acting_id=actor.id,
             initiative_order=tuple(c.id for c in self.order),
-            combatants=views,
+            combatants=snapshot,
             last_turn_results=actor.last_results,
         )
 

@@ -25,9 +25,8 @@ Per pair of squares the terrain part is computed once and cached on the map.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container
+from collections.abc import Collection
 from dataclasses import dataclass
-from fractions import Fraction
 
 from engine.maps import Cell, GameMap
 
@@ -53,24 +52,32 @@ class PairGeometry:
 
 
 def _crossed(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
-    """Squares whose interior the segment (x0,y0)→(x1,y1) passes through."""
+    """Squares whose interior the segment (x0,y0)→(x1,y1) passes through.
+
+    Exact integer arithmetic: the parameter t ∈ [0, 1] is scaled by
+    ``L = |dx|·|dy|`` so that every grid-line crossing is an integer; the square
+    containing the midpoint of each piece between crossings is crossed.
+    """
     dx, dy = x1 - x0, y1 - y0
     if dx == 0 or dy == 0:
         return _along_edge(gmap, x0, y0, x1, y1)
-    ts: set[Fraction] = {Fraction(0), Fraction(1)}
-    for k in range(min(x0, x1) + 1, max(x0, x1)):
-        ts.add(Fraction(k - x0, dx))
-    for k in range(min(y0, y1) + 1, max(y0, y1)):
-        ts.add(Fraction(k - y0, dy))
+    adx, ady = abs(dx), abs(dy)
+    scale = adx * ady
+    ts = {0, scale}
+    for k in range(1, adx):
+        ts.add(k * ady)
+    for k in range(1, ady):
+        ts.add(k * adx)
     ordered = sorted(ts)
+    two_l = 2 * scale
+    h, w = gmap.height, gmap.width
     out: list[Cell] = []
     for t0, t1 in itertools.pairwise(ordered):
-        tm = (t0 + t1) / 2
-        xm = x0 + tm * dx
-        ym = y0 + tm * dy
-        col, row = int(xm), int(ym)  # both positive: floor
-        if 0 <= row < gmap.height and 0 <= col < gmap.width:
-            out.append(row * gmap.width + col)
+        tm = t0 + t1  # midpoint, scaled by 2L
+        col = (two_l * x0 + dx * tm) // two_l
+        row = (two_l * y0 + dy * tm) // two_l
+        if 0 <= row < h and 0 <= col < w:
+            out.append(row * w + col)
     return out
 
 
@@ -171,7 +178,7 @@ def cover_bonus(
     b: Cell,
     *,
     melee: bool,
-    creatures: Container[Cell] = (),
+    creatures: Collection[Cell] = (),
 ) -> int:
     """AC bonus from cover for an attack from ``a`` against ``b``.
 
@@ -187,7 +194,8 @@ def cover_bonus(
         return geo.melee_cover
     if melee:
         return geo.ranged_cover
-    if not any(c in creatures for c in geo.crossed):
+    crossed = geo.crossed
+    if not any(c in crossed for c in creatures):
         return geo.ranged_cover
     best = BLOCKED * 2
     for lines in geo.corners:

@@ -85,20 +85,20 @@ def _attack_dict(a: AttackProfile) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class CombatantView:
-    """Public state of one combatant at the time of the observation."""
+    """Public state of one combatant at the time of the observation.
+
+    Only raw values are stored; everything derived (position as (row, col),
+    life state, speed) is a property, so building a view is cheap.
+    """
 
     static: ProfileView
     cell: Cell
-    pos: tuple[int, int]
     hp: int
-    active: bool
     dead: bool
-    dying: bool
     stabilized: bool
-    disabled: bool
-    initiative_total: int
     charging: bool
-    speed_effective_ft: int
+    initiative_total: int
+    width: int
 
     @property
     def id(self) -> str:
@@ -111,6 +111,29 @@ class CombatantView:
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
         return self.static.profile.attacks
+
+    @property
+    def pos(self) -> tuple[int, int]:
+        return divmod(self.cell, self.width)
+
+    @property
+    def active(self) -> bool:
+        return not self.dead and self.hp >= 0
+
+    @property
+    def dying(self) -> bool:
+        return not self.dead and self.hp < 0 and not self.stabilized
+
+    @property
+    def disabled(self) -> bool:
+        return not self.dead and self.hp == 0
+
+    @property
+    def speed_effective_ft(self) -> int:
+        """Movement of one move action: max(land, fly), halved when disabled."""
+        spec = self.static.profile.spec
+        speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
+        return (speed // 10) * 5 if self.disabled else speed
 
     def to_dict(self) -> dict[str, Any]:
         out = self.static.to_dict()
