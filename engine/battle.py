@@ -176,9 +176,11 @@ class Battle:
         standing = self.sides_standing()
         if over and len(standing) == 1:
             winner = standing[0]
-            self.raw(f"combat terminé : victoire de {winner} en {self.round} rounds")
+            unit = "rounds" if self.round > 1 else "round"
+            self.raw(f"combat terminé : victoire de {winner} en {self.round} {unit}")
         else:
-            self.raw(f"combat terminé : nul (plafond de {self.round_cap} rounds atteint)")
+            unit = "rounds" if self.round_cap > 1 else "round"
+            self.raw(f"combat terminé : nul (plafond de {self.round_cap} {unit} atteint)")
         return FightResult(
             winner,
             self.round if winner else self.round_cap,
@@ -204,7 +206,18 @@ class Battle:
         w = self.gmap.width
         snapshot = tuple(
             [
-                CombatantView(views[c.id], c.pos, c.hp, c.dead, c.stable, c.charging, c.initiative, w)
+                CombatantView(
+                    views[c.id],
+                    c.id,
+                    c.side,
+                    c.pos,
+                    c.hp,
+                    c.dead,
+                    c.stable,
+                    c.charging,
+                    c.initiative,
+                    w,
+                )
                 for c in self.combatants
             ]
         )

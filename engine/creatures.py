@@ -467,6 +467,8 @@ def parse_combatant(text: str, source: str | None = None) -> CombatantProfile:
 
 def load_combatant(path: str | Path) -> CombatantProfile:
     """Read a combatant file. :raises DataError: unreadable or invalid file."""
+    if not str(path).strip():
+        raise DataError("chemin de fichier vide")
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import cast
 
 from engine.maps import Cell, GameMap
 
@@ -195,8 +196,18 @@ def cover_bonus(
     if melee:
         return geo.ranged_cover
     crossed = geo.crossed
-    if not any(c in crossed for c in creatures):
+    blockers = tuple(sorted(c for c in creatures if c in crossed))
+    if not blockers:
         return geo.ranged_cover
+    key = ("soft", a, b, blockers)
+    cached = gmap.cache.get(key)
+    if cached is None:
+        cached = _soft_cover(geo, set(blockers))
+        gmap.cache[key] = cached
+    return cast(int, cached)
+
+
+def _soft_cover(geo: PairGeometry, creatures: set[Cell]) -> int:
     best = BLOCKED * 2
     for lines in geo.corners:
         if all(v >= BLOCKED for v, _ in lines):

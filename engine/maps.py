@@ -317,6 +317,8 @@ def parse_map(text: str, source: str | None = None) -> GameMap:
 
 def load_map(path: str | Path) -> GameMap:
     """Read a map file. :raises DataError: unreadable or invalid file."""
+    if not str(path).strip():
+        raise DataError("chemin de fichier vide")
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

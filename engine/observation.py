@@ -92,6 +92,8 @@ class CombatantView:
     """
 
     static: ProfileView
+    id: str
+    side: str
     cell: Cell
     hp: int
     dead: bool
@@ -99,14 +101,6 @@ class CombatantView:
     charging: bool
     initiative_total: int
     width: int
-
-    @property
-    def id(self) -> str:
-        return self.static.id
-
-    @property
-    def side(self) -> str:
-        return self.static.side
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:

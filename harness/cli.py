@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import click
 import typer
 from typer import rich_utils
+from typer.core import TyperCommand, TyperGroup
 
 from engine.actions import action_json_schema
 from engine.creatures import CombatantProfile, load_combatant
@@ -37,8 +38,32 @@ rich_utils.DEFAULT_STRING = "[défaut : {}]"
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
 
+
+class _FrenchHelp:
+    """Translate the two help strings click writes itself."""
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            option.help = "Affiche cette aide et quitte."
+        return option  # type: ignore[no-any-return]
+
+    def get_usage(self, ctx: click.Context) -> str:
+        usage: str = super().get_usage(ctx)  # type: ignore[misc]
+        return usage.replace("Usage:", "Utilisation :", 1)
+
+
+class FrenchGroup(_FrenchHelp, TyperGroup):
+    pass
+
+
+class FrenchCommand(_FrenchHelp, TyperCommand):
+    pass
+
+
 app = typer.Typer(
     name=PROG,
+    cls=FrenchGroup,
     help=(
         "Simulateur de combat Pathfinder 1e : joue une rencontre des milliers de fois et "
         "imprime un rapport d'équilibrage en français. Sans sous-commande, "
@@ -47,7 +72,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    rich_markup_mode=None,
+    rich_markup_mode="rich",
 )
 
 
@@ -132,7 +157,11 @@ class _Progress:
             self._bar.update(self._task, completed=done)
 
 
-@app.command("simulate", help="Joue une rencontre N fois et imprime le rapport d'équilibrage.")
+@app.command(
+    "simulate",
+    cls=FrenchCommand,
+    help="Joue une rencontre N fois et imprime le rapport d'équilibrage.",
+)
 def simulate_cmd(
     map_path: Annotated[
         str, typer.Option("--map", help="Fichier YAML de la carte.", metavar="MAP")
@@ -247,7 +276,11 @@ def simulate_cmd(
     sys.stdout.write("\n".join(out))
 
 
-@app.command("schema", help="Imprime le schéma JSON d'un contrat : observation, action ou report.")
+@app.command(
+    "schema",
+    cls=FrenchCommand,
+    help="Imprime le schéma JSON d'un contrat : observation, action ou report.",
+)
 def schema_cmd(
     name: Annotated[str, typer.Argument(help="observation, action ou report", metavar="NOM")],
 ) -> None:
@@ -272,6 +305,9 @@ def _prepare(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv):
         tok = argv[i]
+        if tok == "--":  # end of options: the rest is passed through untouched
+            out += argv[i:]
+            break
         if tok == "--side" or tok.startswith("--side="):
             values: list[str] = []
             if tok.startswith("--side="):
@@ -293,6 +329,8 @@ def _prepare(argv: list[str]) -> list[str]:
 def _french_usage(err: click.ClickException) -> str:
     if isinstance(err, click.MissingParameter):
         param = err.param
+        if isinstance(param, click.Argument):
+            return f"argument obligatoire manquant : {param.make_metavar(click.Context(click.Command(PROG)))}"
         name = "/".join(param.opts) if param is not None and param.opts else "?"
         return f"option obligatoire manquante : {name}"
     if isinstance(err, click.NoSuchOption):

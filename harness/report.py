@@ -33,7 +33,7 @@ def render_report(report: dict[str, Any]) -> str:
         lines.append(f"{side['name']} : {n} combattant{'s' if n > 1 else ''}")
     lines.append(
         f"{report['runs']} combats simulés (seed {report['seed']}, "
-        f"plafond {report['round_cap']} rounds)"
+        f"plafond {report['round_cap']} round{'s' if report['round_cap'] > 1 else ''})"
     )
     lines.append("")
     for side in report["sides"]:

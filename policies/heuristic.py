@@ -39,8 +39,12 @@ class HeuristicPolicy:
         enemies = obs.enemies()
         if not enemies:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
-        order = {c.id: i for i, c in enumerate(obs.combatants)}
-        ranked = sorted(enemies, key=lambda e: (obs.distance_ft(e.id), e.hp, order[e.id]))
+        ranked = [
+            e
+            for _d, _hp, _i, e in sorted(
+                (obs.distance_ft(e.id), e.hp, i, e) for i, e in enumerate(enemies)
+            )
+        ]
         target = ranked[0]
         tid = target.id
         actions: tuple[Action, ...]

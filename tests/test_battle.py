@@ -46,7 +46,7 @@ def test_victory_when_one_side_has_no_active_combatant():
     b, _ = fresh(ROW, specs, ScriptedRng([20, 1, 15, 4]))
     result = b.run()
     assert result.winner == "A" and result.rounds == 1
-    assert result.log[-1][2] == "combat terminé : victoire de A en 1 rounds"
+    assert result.log[-1][2] == "combat terminé : victoire de A en 1 round"
 
 
 def test_round_cap_is_a_draw():
