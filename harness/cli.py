@@ -330,7 +330,8 @@ def _french_usage(err: click.ClickException) -> str:
     if isinstance(err, click.MissingParameter):
         param = err.param
         if isinstance(param, click.Argument):
-            return f"argument obligatoire manquant : {param.make_metavar(click.Context(click.Command(PROG)))}"
+            metavar = param.make_metavar(click.Context(click.Command(PROG)))
+            return f"argument obligatoire manquant : {metavar}"
         name = "/".join(param.opts) if param is not None and param.opts else "?"
         return f"option obligatoire manquante : {name}"
     if isinstance(err, click.NoSuchOption):
