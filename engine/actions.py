@@ -12,6 +12,7 @@ decoding) is :func:`action_json_schema`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -403,23 +404,26 @@ class TurnPlan:
     rationale: str | None = None
 
 
-ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(Annotated[Action, Field(discriminator="kind")])
+@functools.cache
+def action_adapter() -> TypeAdapter[Any]:
+    """The pydantic adapter of :data:`Action` (built on first use: it is slow to build)."""
+    return TypeAdapter(Annotated[Action, Field(discriminator="kind")])
 
 
 def parse_action(data: object) -> Action:
     """Validate a JSON-like object into an Action (raises pydantic's ValidationError)."""
-    result: Action = ACTION_ADAPTER.validate_python(data)
+    result: Action = action_adapter().validate_python(data)
     return result
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     """Serialise an action (round-trips through :func:`parse_action`)."""
-    data: dict[str, Any] = ACTION_ADAPTER.dump_python(action, mode="json")
+    data: dict[str, Any] = action_adapter().dump_python(action, mode="json")
     return data
 
 
 def action_json_schema() -> dict[str, Any]:
     """JSON Schema of :data:`Action` (id ``pf1e-sim/action@1``)."""
-    schema: dict[str, Any] = ACTION_ADAPTER.json_schema()
+    schema: dict[str, Any] = action_adapter().json_schema()
     schema["$id"] = "pf1e-sim/action@1"
     return schema

@@ -83,12 +83,14 @@ def _attack_dict(a: AttackProfile) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CombatantView:
     """Public state of one combatant at the time of the observation.
 
-    Only raw values are stored; everything derived (position as (row, col),
-    life state, speed) is a property, so building a view is cheap.
+    A copy made for this observation only: the engine never reads it back, so
+    changing it cannot affect the fight (it is not frozen, which makes it
+    cheaper to build every turn). Only raw values are stored; everything derived
+    (position as (row, col), life state, speed) is a property.
     """
 
     static: ProfileView

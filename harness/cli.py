@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 import click
 import typer
-from typer import rich_utils
 from typer.core import TyperCommand, TyperGroup
 
 from engine.actions import action_json_schema
@@ -23,24 +22,33 @@ from engine.encounter import build_encounter, check_sides
 from engine.errors import Pf1eSimError, os_error_fr
 from engine.maps import load_map
 from engine.runner import combatant_infos, play_fight
-from engine.schemas import observation_json_schema, report_json_schema
 from engine.stats import build_report
 from harness.parallel import _policies, simulate
 from harness.report import render_report, render_transcript
 
-rich_utils.OPTIONS_PANEL_TITLE = "Options"
-rich_utils.COMMANDS_PANEL_TITLE = "Commandes"
-rich_utils.ARGUMENTS_PANEL_TITLE = "Arguments"
-rich_utils.ERRORS_PANEL_TITLE = "Erreur"
-rich_utils.REQUIRED_LONG_STRING = "[obligatoire]"
-rich_utils.DEFAULT_STRING = "[défaut : {}]"
 
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
 
 
+def _french_rich_help() -> None:
+    """French titles for typer's rich help (imported only when help is shown)."""
+    from typer import rich_utils
+
+    rich_utils.OPTIONS_PANEL_TITLE = "Options"
+    rich_utils.COMMANDS_PANEL_TITLE = "Commandes"
+    rich_utils.ARGUMENTS_PANEL_TITLE = "Arguments"
+    rich_utils.ERRORS_PANEL_TITLE = "Erreur"
+    rich_utils.REQUIRED_LONG_STRING = "[obligatoire]"
+    rich_utils.DEFAULT_STRING = "[défaut : {}]"
+
+
 class _FrenchHelp:
-    """Translate the two help strings click writes itself."""
+    """Translate the help strings click and typer write themselves."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _french_rich_help()
+        super().format_help(ctx, formatter)  # type: ignore[misc]
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         option = super().get_help_option(ctx)  # type: ignore[misc]
@@ -284,6 +292,8 @@ def simulate_cmd(
 def schema_cmd(
     name: Annotated[str, typer.Argument(help="observation, action ou report", metavar="NOM")],
 ) -> None:
+    from engine.schemas import observation_json_schema, report_json_schema
+
     schemas = {
         "observation": observation_json_schema,
         "action": action_json_schema,
