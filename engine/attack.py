@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
@@ -43,6 +44,12 @@ def iterative_penalties(bab: int, attack: AttackProfile) -> list[int]:
         return [0]
     extra = max(0, min(3, (bab - 1) // 5))
     return [ITERATIVE_STEP * i for i in range(extra + 1)]
+
+
+@functools.lru_cache(maxsize=1024)
+def modifier(value: int, source: str) -> Modifier:
+    """A shared (immutable) :class:`Modifier` instance."""
+    return Modifier(value, source)
 
 
 def roll_damage(rng: Rng, attack: AttackProfile, mult: int) -> tuple[int, int]:
@@ -89,17 +96,17 @@ def attack_modifiers(
 ) -> tuple[Modifier, ...]:
     """Every modifier of one attack roll, each with its source (French)."""
     gmap = battle.gmap
-    mods = [Modifier(attack.attack_bonus, "bonus d'attaque")]
+    mods = [modifier(attack.attack_bonus, "bonus d'attaque")]
     if iterative:
-        mods.append(Modifier(iterative, "attaque itérative"))
-    if not attack.is_melee:
+        mods.append(modifier(iterative, "attaque itérative"))
+    if attack.range_increment_ft is not None:
         pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
         if pen:
-            mods.append(Modifier(pen, "portée"))
+            mods.append(modifier(pen, "portée"))
+    elif gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
+        mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
     if charge:
-        mods.append(Modifier(CHARGE_ATTACK_BONUS, "charge"))
-    if attack.is_melee and gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
-        mods.append(Modifier(HIGH_GROUND_BONUS, "position surélevée"))
+        mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
     return tuple(mods)
 
 

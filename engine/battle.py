@@ -127,8 +127,9 @@ class Battle:
             self.note(target, "est invalide (0 pv)")
 
     def creature_cells(self, exclude: Iterable[CombatantState] = ()) -> set[Cell]:
-        ex = {id(c) for c in exclude}
-        return {c.pos for c in self.combatants if c.active and id(c) not in ex}
+        """Squares of active creatures, except those in ``exclude``."""
+        ex = tuple(exclude)
+        return {c.pos for c in self.combatants if c.active and not any(c is e for e in ex)}
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
         return {c.pos for c in self.combatants if c.active and c.side != actor.side}

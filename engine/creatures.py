@@ -273,7 +273,7 @@ class Combatant(StrictModel):
     @classmethod
     def _slots(cls, value: dict[str, int]) -> dict[str, int]:
         for level, count in value.items():
-            if not level.isdigit() or not 0 <= int(level) <= 9:
+            if level not in {str(i) for i in range(10)}:
                 raise ValueError(f"niveau d'emplacement « {level} » : entier de 0 à 9 attendu")
             if count < 0:
                 raise ValueError(f"emplacements de niveau {level} : nombre ≥ 0 attendu")
@@ -461,6 +461,10 @@ def parse_combatant(text: str, source: str | None = None) -> CombatantProfile:
         raise DataError(
             f"JSON invalide (ligne {err.lineno}, colonne {err.colno})", source=source
         ) from None
+    except RecursionError:
+        raise DataError("JSON trop profondément imbriqué", source=source) from None
+    except ValueError:  # e.g. an integer literal too long to convert
+        raise DataError("JSON invalide (nombre hors limites)", source=source) from None
     spec = validate(Combatant, data, source)
     return compile_combatant(spec, source)
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from engine.errors import DataError
 from engine.rng import Rng
 
-_TERM = re.compile(r"\s*([+-])?\s*(?:(\d*)\s*[dD]\s*(\d+)|(\d+))\s*")
+_TERM = re.compile(r"\s*([+-])?\s*(?:([0-9]{0,6})\s*[dD]\s*([0-9]{1,6})|([0-9]{1,6}))\s*")
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -86,6 +86,7 @@ def compile_dice(text: str) -> DiceExpr:
     """
     if not isinstance(text, str) or not text.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
         raise DataError(f"formule de dés vide ou invalide : {text!r}")
+    shown = text if len(text) <= 40 else text[:40] + "…"
     pos = 0
     terms: list[DiceTerm] = []
     flat = 0
@@ -93,17 +94,19 @@ def compile_dice(text: str) -> DiceExpr:
     while pos < len(text):
         match = _TERM.match(text, pos)
         if match is None or match.end() == pos:
-            raise DataError(f"formule de dés invalide : « {text} » (attendu par exemple « 2d4+1 »)")
+            raise DataError(
+                f"formule de dés invalide : « {shown} » (attendu par exemple « 2d4+1 »)"
+            )
         sign_txt, count_txt, sides_txt, const_txt = match.groups()
         if sign_txt is None and not first:
-            raise DataError(f"formule de dés invalide : « {text} » (opérateur manquant)")
+            raise DataError(f"formule de dés invalide : « {shown} » (opérateur manquant)")
         sign = -1 if sign_txt == "-" else 1
         if sides_txt is not None:
             count = int(count_txt) if count_txt else 1
             sides = int(sides_txt)
             if not 1 <= count <= MAX_DICE or not 2 <= sides <= MAX_SIDES:
                 raise DataError(
-                    f"formule de dés invalide : « {text} » (entre 1 et {MAX_DICE} dés "
+                    f"formule de dés invalide : « {shown} » (entre 1 et {MAX_DICE} dés "
                     f"de 2 à {MAX_SIDES} faces)"
                 )
             terms.append(DiceTerm(count, sides, sign))

@@ -62,7 +62,11 @@ def closest(name: str, known: Iterable[str]) -> str | None:
     >>> closest("atack_bonus", ["attack_bonus", "damage"])
     'attack_bonus'
     """
-    matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    candidates = list(known)
+    prefixed = sorted((k for k in candidates if k.startswith(name) or name.startswith(k)), key=len)
+    if prefixed and len(name) >= 2:
+        return prefixed[0]
+    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
     return matches[0] if matches else None
 
 

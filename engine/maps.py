@@ -31,6 +31,7 @@ from engine.validation import StrictModel, validate
 Cell = int
 
 SQUARE_FT = 5
+DIGITS = "0123456789"
 
 
 class LegendEntry(StrictModel):
@@ -180,7 +181,7 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
     if elevation:
         for r, row in enumerate(elevation):
             for c, ch in enumerate(row):
-                if ch != "." and not ch.isdigit():
+                if ch != "." and ch not in DIGITS:
                     raise DataError(
                         f"caractère « {ch} » en ({r},{c}) : chiffre ou « . » attendu",
                         source=source,
@@ -238,7 +239,7 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
             raise DataError(
                 f"le camp « {side} » doit recevoir une seule lettre de zone, reçu « {letter} »",
                 source=source,
-                location=f"deployment.{side}",
+                location=f'deployment["{side}"]',
             )
         if letter in owner:
             raise DataError(
@@ -252,7 +253,7 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
             raise DataError(
                 f"le camp « {side} » est déployé en zone « {letter} », qui n'a aucune case",
                 source=source,
-                location=f"deployment.{side}",
+                location=f'deployment["{side}"]',
             )
     for letter in sorted(letters):
         if letter not in owner:
@@ -265,17 +266,21 @@ def build_map(doc: MapFile, source: str | None = None) -> GameMap:
     markers: dict[str, tuple[int, int]] = {}
     for name, coords in doc.markers.items():
         if len(coords) != 2:
-            raise DataError("[ligne, colonne] attendu", source=source, location=f"markers.{name}")
+            raise DataError(
+                "[ligne, colonne] attendu", source=source, location=f'markers["{name}"]'
+            )
         r, c = coords
         if not (0 <= r < shape[0] and 0 <= c < shape[1]):
             raise DataError(
                 f"({r},{c}) est hors de la carte ({shape[0]}×{shape[1]})",
                 source=source,
-                location=f"markers.{name}",
+                location=f'markers["{name}"]',
             )
         if move_cost[r * shape[1] + c] == 0:
             raise DataError(
-                f"({r},{c}) est une case infranchissable", source=source, location=f"markers.{name}"
+                f"({r},{c}) est une case infranchissable",
+                source=source,
+                location=f'markers["{name}"]',
             )
         markers[name] = (r, c)
 
@@ -311,6 +316,11 @@ def parse_map(text: str, source: str | None = None) -> GameMap:
         mark = getattr(err, "problem_mark", None)
         where = f" (ligne {mark.line + 1})" if mark is not None else ""
         raise DataError(f"YAML invalide{where}", source=source) from None
+    except RecursionError:
+        raise DataError("YAML trop profondément imbriqué", source=source) from None
+    except (ValueError, TypeError, AttributeError, OverflowError) as err:
+        # PyYAML's constructors raise these on bad tagged scalars (!!int abc…)
+        raise DataError(f"YAML invalide ({type(err).__name__})", source=source) from None
     doc = validate(MapFile, data, source)
     return build_map(doc, source)
 

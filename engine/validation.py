@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar, get_args
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -11,14 +13,18 @@ from engine.errors import DataError, suggestion
 
 M = TypeVar("M", bound=BaseModel)
 
-_TYPE_NAMES = {
-    "int": "un entier",
-    "float": "un nombre",
-    "str": "une chaîne de caractères",
-    "bool": "un booléen (true/false)",
-    "list": "une liste",
-    "dict": "un objet (clé: valeur)",
-    "tuple": "une liste",
+#: pydantic error-type prefix → what was expected, with French agreement
+_EXPECTED = {
+    "int": "entier attendu",
+    "float": "nombre attendu",
+    "str": "chaîne de caractères attendue",
+    "string": "chaîne de caractères attendue",
+    "bool": "booléen (true/false) attendu",
+    "list": "liste attendue",
+    "tuple": "liste attendue",
+    "dict": "objet (clé: valeur) attendu",
+    "model": "objet (clé: valeur) attendu",
+    "dataclass": "objet (clé: valeur) attendu",
 }
 
 
@@ -28,43 +34,64 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-def _location(loc: Iterable[int | str]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
-def _known_fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
-    """Field names of the sub-model found at ``loc`` (for suggestions)."""
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        fields: Mapping[str, Any] = getattr(current, "model_fields", {})
-        info = fields.get(part)
-        if info is None:
-            return []
-        annotation: Any = info.annotation
-        current = _unwrap_model(annotation)
-        if current is None:
-            return []
-    fields = getattr(current, "model_fields", {})
-    return [str(name) for name in fields]
-
-
-def _unwrap_model(annotation: object) -> type[BaseModel] | None:
-    args: tuple[object, ...] = get_args(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
+def _member_names(annotation: Any) -> set[str]:
+    names: set[str] = set()
+    args: tuple[Any, ...] = get_args(annotation)
     for arg in args:
-        found = _unwrap_model(arg)
-        if found is not None:
-            return found
-    return None
+        names.add(str(getattr(arg, "__name__", arg)))
+        names.add(str(arg))
+    return names
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    """``X | None`` → ``X``; any other annotation unchanged."""
+    if get_origin(annotation) in (typing.Union, types.UnionType):
+        members: list[Any] = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def walk(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[str, type[BaseModel] | None]:
+    """Render a pydantic error location as a user path and find the model it ends in.
+
+    List indices become ``[0]``, dict keys ``["key"]``, union member tags are
+    dropped. The model is the innermost content model reached (for suggestions).
+    """
+    path = ""
+    ann: Any = model
+    for part in loc:
+        ann = _unwrap_optional(ann)
+        union = get_origin(ann) in (typing.Union, types.UnionType)
+        if union and isinstance(part, str) and part in _member_names(ann):
+            ann = None  # a union of several types: pydantic names the member it tried
+            continue
+        if _is_model(ann) and isinstance(part, str):
+            path += f".{part}" if path else part
+            info: Any = ann.model_fields.get(part)
+            ann = info.annotation if info is not None else None
+            continue
+        origin = get_origin(ann)
+        if origin is dict:
+            path += f'["{part}"]'
+            args: tuple[Any, ...] = get_args(ann)
+            ann = args[1] if len(args) == 2 else None
+            continue
+        if origin in (list, tuple) or isinstance(part, int):
+            path += f"[{part}]"
+            args = get_args(ann)
+            ann = args[0] if args else None
+            continue
+        if ann is not None and part not in _member_names(ann):
+            path += f".{part}" if path else part
+        ann = None
+    ann = _unwrap_optional(ann)
+    owner: type[BaseModel] | None = ann if _is_model(ann) else None
+    return path, owner
 
 
 def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, str]:
@@ -74,16 +101,16 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, st
     value = error.get("input")
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
-        known = _known_fields(model, loc[:-1])
-        hint = suggestion(name, known)
-        return _location(loc[:-1]), f"champ inconnu « {name} »{hint}"
-    where = _location(loc)
+        where, owner = walk(model, loc[:-1])
+        known = list(owner.model_fields) if owner is not None else []
+        return where, f"champ inconnu « {name} »{suggestion(name, known)}"
+    where, _owner = walk(model, loc)
     if kind == "missing":
         return where, "champ obligatoire manquant"
     if kind.endswith(("_type", "_parsing")):
         base = kind.split("_", maxsplit=1)[0]
-        expected = _TYPE_NAMES.get(base, base)
-        return where, f"{expected} est attendu, reçu {value!r}"
+        expected = _EXPECTED.get(base, f"type {base} attendu")
+        return where, f"{expected}, reçu {value!r}"
     if kind == "greater_than":
         return where, f"doit être strictement supérieur à {ctx.get('gt')} (reçu {value!r})"
     if kind == "greater_than_equal":
@@ -93,8 +120,9 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, st
     if kind == "less_than":
         return where, f"doit être strictement inférieur à {ctx.get('lt')} (reçu {value!r})"
     if kind == "literal_error":
-        return where, f"valeur invalide {value!r}, valeurs possibles : {ctx.get('expected')}"
-    if kind in ("too_short", "too_long"):
+        expected = str(ctx.get("expected", "")).replace(" or ", " ou ")
+        return where, f"valeur invalide {value!r}, valeurs possibles : {expected}"
+    if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
         return where, f"longueur invalide (reçu {value!r})"
     if kind == "value_error":
         message = str(ctx.get("error", error.get("msg", "")))
@@ -102,11 +130,18 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, st
     return where, f"valeur invalide {value!r} ({error.get('msg', kind)})"
 
 
+def _priority(error: Mapping[str, Any]) -> int:
+    # An unknown field is usually the typo behind a "missing" one: report it first,
+    # with its suggestion.
+    return 0 if error.get("type") == "extra_forbidden" else 1
+
+
 def translate(err: ValidationError, model: type[BaseModel], source: str | None) -> DataError:
-    """Build the French :class:`DataError` for the first error of ``err``."""
-    first = err.errors(include_url=False)[0]
+    """Build the French :class:`DataError` for the most useful error of ``err``."""
+    errors = err.errors(include_url=False)
+    first = sorted(errors, key=_priority)[0]
     where, message = _describe(first, model)
-    extra = len(err.errors()) - 1
+    extra = len(errors) - 1
     if extra:
         message += f" (et {extra} autre{'s' if extra > 1 else ''} erreur{'s' if extra > 1 else ''})"
     return DataError(message, source=source, location=where or None)
@@ -120,3 +155,5 @@ def validate(model: type[M], data: object, source: str | None) -> M:
         return model.model_validate(data)
     except ValidationError as err:
         raise translate(err, model, source) from None
+    except RecursionError:
+        raise DataError("document trop profondément imbriqué", source=source) from None

@@ -26,7 +26,6 @@ from engine.stats import build_report
 from harness.parallel import _policies, simulate
 from harness.report import render_report, render_transcript
 
-
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
 
