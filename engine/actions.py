@@ -15,9 +15,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
 
 #: ``(row, col)`` on the map.
 Coord = tuple[int, int]
@@ -407,6 +409,8 @@ class TurnPlan:
 @functools.cache
 def action_adapter() -> TypeAdapter[Any]:
     """The pydantic adapter of :data:`Action` (built on first use: it is slow to build)."""
+    from pydantic import Field, TypeAdapter
+
     return TypeAdapter(Annotated[Action, Field(discriminator="kind")])
 
 

@@ -123,7 +123,7 @@ def target_ac(
     ac = spec_ac.touch if touch else spec_ac.total
     if touch:
         notes.append("contact")
-    creatures = None if attack.is_melee else battle.creature_cells(exclude=(actor, target))
+    creatures = None if attack.is_melee else battle.creature_cells(actor, target)
     cover = cover_bonus(
         gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()
     )

@@ -14,7 +14,7 @@ action to its rule module, record the results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -126,13 +126,25 @@ class Battle:
         elif label == "invalide":
             self.note(target, "est invalide (0 pv)")
 
-    def creature_cells(self, exclude: Iterable[CombatantState] = ()) -> set[Cell]:
-        """Squares of active creatures, except those in ``exclude``."""
-        ex = tuple(exclude)
-        return {c.pos for c in self.combatants if c.active and not any(c is e for e in ex)}
+    def creature_cells(
+        self, actor: CombatantState, other: CombatantState | None = None
+    ) -> set[Cell]:
+        """Squares of active creatures other than ``actor`` (and ``other``)."""
+        return {c.pos for c in self.combatants if c.active and c is not actor and c is not other}
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
         return {c.pos for c in self.combatants if c.active and c.side != actor.side}
+
+    def is_over(self) -> bool:
+        """At most one side still has active combatants."""
+        first: str | None = None
+        for c in self.combatants:
+            if c.active:
+                if first is None:
+                    first = c.side
+                elif c.side != first:
+                    return False
+        return True
 
     def sides_standing(self) -> list[str]:
         alive = {c.side for c in self.combatants if c.active}
@@ -160,7 +172,7 @@ class Battle:
     def run(self) -> FightResult:
         self.roll_initiative()
         winner: str | None = None
-        over = len(self.sides_standing()) <= 1
+        over = self.is_over()
         while not over and self.round < self.round_cap:
             self.round += 1
             for actor in self.order:
@@ -171,7 +183,7 @@ class Battle:
                         self._dying_turn(actor)
                     continue
                 self.take_turn(actor)
-                if len(self.sides_standing()) <= 1:
+                if self.is_over():
                     over = True
                     break
         standing = self.sides_standing()
@@ -329,7 +341,7 @@ class Battle:
 
     def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
         budget = actor.speed_ft // 5
-        occupied = self.creature_cells(exclude=(actor,))
+        occupied = self.creature_cells(actor)
         hostile = self.hostile_cells(actor)
         if action.destination is not None:
             r, c = action.destination
@@ -360,7 +372,7 @@ class Battle:
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-        occupied = self.creature_cells(exclude=(actor,))
+        occupied = self.creature_cells(actor)
         if actor.speed_ft <= 5:
             return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         if action.destination is not None:
@@ -414,7 +426,7 @@ class Battle:
             target.pos,
             attacks,
             actor.speed_ft,
-            self.creature_cells(exclude=(actor,)),
+            self.creature_cells(actor),
         )
         if not res.ok or res.path is None or res.attack is None:
             return ActionResult("charge", False, res.reason)
@@ -426,7 +438,7 @@ class Battle:
     def _do_withdraw(self, actor: CombatantState) -> ActionResult:
         enemies = self.hostile_cells(actor)
         path = withdraw_path(
-            self.gmap, actor.pos, enemies, actor.speed_ft, self.creature_cells(exclude=(actor,))
+            self.gmap, actor.pos, enemies, actor.speed_ft, self.creature_cells(actor)
         )
         self._walk(actor, path.cells, "retraite")
         return ActionResult("withdraw", True)

@@ -12,7 +12,6 @@ Everything else is a monster. This matters for ``--simple-monster-death``.
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import unicodedata
@@ -315,9 +314,12 @@ class DamagePart:
     physical: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class AttackProfile:
-    """An attack compiled for the engine (immutable, shared by every fight)."""
+    """An attack compiled for the engine (immutable, shared by every fight).
+
+    Compared and hashed by identity: geometry caches use attack tuples as keys.
+    """
 
     id: str
     name: str
@@ -335,12 +337,8 @@ class AttackProfile:
     #: properties of the attack for DR bypass (its physical types and materials)
     bypass: frozenset[str]
     spec: AttackSpec
-    #: process-unique number, used as a cheap cache key by geometry caches
-    uid: int = 0
-
-    @property
-    def is_melee(self) -> bool:
-        return self.range_increment_ft is None
+    #: no range increment: a melee attack (reach), else a ranged one (range)
+    is_melee: bool
 
     @property
     def max_range_ft(self) -> int:
@@ -364,7 +362,7 @@ NATURAL_REACH_FT = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CombatantProfile:
     """Static data of one combatant, compiled once from its file."""
 
@@ -381,9 +379,6 @@ class CombatantProfile:
     @property
     def name(self) -> str:
         return self.spec.name
-
-
-_UIDS = itertools.count(1)
 
 
 def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
@@ -414,7 +409,7 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
         natural=spec.natural,
         bypass=frozenset(bypass),
         spec=spec,
-        uid=next(_UIDS),
+        is_melee=spec.range_increment_ft is None,
     )
 
 

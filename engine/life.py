@@ -23,15 +23,14 @@ STABILIZE_DC = 10
 
 def update_state(target: CombatantState) -> None:
     """Apply the death thresholds after the target's hp changed."""
-    if target.dead:
-        return
-    prof = target.profile
-    if prof.no_con or target.dies_at_zero:
-        if target.hp <= 0:
+    if not target.dead:
+        prof = target.profile
+        if prof.no_con or target.dies_at_zero:
+            if target.hp <= 0:
+                target.dead = True
+        elif target.hp <= -prof.con_score:
             target.dead = True
-        return
-    if target.hp <= -prof.con_score:
-        target.dead = True
+    target.refresh()
 
 
 def apply_damage(target: CombatantState, amount: int) -> None:

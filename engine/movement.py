@@ -217,7 +217,7 @@ def step_toward(
     which a melee attack reaches the target, else the free legal step that most
     reduces the distance, else ``(None, False)``.
     """
-    key = ("steps", start, target, *(a.uid for a in attacks))
+    key = ("steps", start, target, attacks)
     options = cast("list[tuple[Cell, bool, bool]] | None", gmap.cache.get(key))
     if options is None:
         options = _step_options(gmap, start, target, attacks)

@@ -191,6 +191,7 @@ class Observation:
 
     __slots__ = (
         "_by_id",
+        "actor",
         "_cache",
         "_charge",
         "_move_cost",
@@ -223,6 +224,8 @@ class Observation:
         self.combatants = combatants
         self.last_turn_results = last_turn_results
         self._by_id = {c.id: c for c in combatants}
+        #: the acting combatant's view
+        self.actor: CombatantView = self._by_id[acting_id]
         self._pairs: dict[str, PairView] = {}
         self._charge: dict[str, ChargeResult] = {}
         self._cache: dict[tuple[str, str], object] = {}
@@ -230,10 +233,6 @@ class Observation:
         self._threatened: tuple[tuple[bool, ...], ...] | None = None
 
     # -- combatants ---------------------------------------------------------
-    @property
-    def actor(self) -> CombatantView:
-        return self._by_id[self.acting_id]
-
     def combatant(self, ident: str) -> CombatantView:
         return self._by_id[ident]
 

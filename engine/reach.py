@@ -60,7 +60,7 @@ def weapon_for(
     some attack has line of effect but not the reach or range, else
     ``no_line_of_effect``. Purely geometric, so cached per map.
     """
-    key = ("weapon_for", src, dst, melee_only, *(a.uid for a in attacks))
+    key = ("weapon_for", src, dst, melee_only, tuple(attacks))
     cached = gmap.cache.get(key)
     if cached is None:
         cached = _weapon_for(gmap, src, dst, attacks, melee_only)

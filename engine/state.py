@@ -12,7 +12,11 @@ from engine.maps import Cell
 
 @dataclass(slots=True, eq=False)
 class CombatantState:
-    """One combatant during one fight."""
+    """One combatant during one fight.
+
+    ``active`` is kept up to date by :mod:`engine.life`: change ``hp`` and
+    ``dead`` only through its functions (or call :func:`engine.life.update_state`).
+    """
 
     id: str
     side: str
@@ -38,11 +42,15 @@ class CombatantState:
     damage_taken: int = 0
     healing_given: int = 0
     extra: dict[str, object] = field(default_factory=dict)
+    #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
+    active: bool = True
 
-    @property
-    def active(self) -> bool:
-        """Able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)."""
-        return not self.dead and self.hp >= 0
+    def __post_init__(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute ``active`` from ``hp`` and ``dead``."""
+        self.active = not self.dead and self.hp >= 0
 
     @property
     def disabled(self) -> bool:

@@ -39,13 +39,8 @@ class HeuristicPolicy:
         enemies = obs.enemies()
         if not enemies:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
-        ranked = [
-            e
-            for _d, _hp, _i, e in sorted(
-                (obs.distance_ft(e.id), e.hp, i, e) for i, e in enumerate(enemies)
-            )
-        ]
-        target = ranked[0]
+        keyed = [(obs.distance_ft(e.id), e.hp, i, e) for i, e in enumerate(enemies)]
+        target = min(keyed)[3]
         tid = target.id
         actions: tuple[Action, ...]
         if me.disabled:
@@ -67,7 +62,7 @@ class HeuristicPolicy:
         if obs.can_step5_to_attack(tid):
             actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
             return TurnPlan(actions, "un pas de placement puis attaque à outrance")
-        for enemy in ranked:
+        for *_key, enemy in sorted(keyed):
             weapon, _ = obs.weapon_for(enemy.id)
             if weapon is not None:
                 actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)

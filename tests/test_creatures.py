@@ -372,11 +372,13 @@ def test_empty_attack_id_rejected() -> None:
     assert err.location == "attacks[0].id"
 
 
-def test_attack_uids_are_unique() -> None:
-    first = parse(doc(attacks=[_melee("a"), _melee("b")]))
+def test_identical_attacks_of_different_files_stay_distinct() -> None:
+    # Geometry caches key on attack objects: equality must be identity.
+    first = parse(doc(attacks=[_melee("a")]))
     second = parse(doc(attacks=[_melee("a")]))
-    uids = [a.uid for a in first.attacks + second.attacks]
-    assert len(set(uids)) == len(uids)
+    assert first.attacks[0] != second.attacks[0]
+    assert first.attacks[0] == first.attacks[0]
+    assert first.attacks[0].is_melee
 
 
 # --------------------------------------------------------------------------- PC detection
