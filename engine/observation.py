@@ -191,13 +191,13 @@ class Observation:
 
     __slots__ = (
         "_by_id",
-        "actor",
         "_cache",
         "_charge",
         "_move_cost",
         "_pairs",
         "_threatened",
         "acting_id",
+        "actor",
         "combatants",
         "gmap",
         "initiative_order",
