@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 REPORT_SCHEMA = "pf1e-sim/report@1"
@@ -53,6 +53,54 @@ class CombatantInfo:
     hp_max: int
 
 
+@dataclass(slots=True)
+class Tally:
+    """Integer sums over a series of fights; merging tallies is exact and order-free.
+
+    Memory does not grow with the number of fights, so a million runs cost the
+    same memory as ten.
+    """
+
+    sides: int
+    combatants: int
+    fights: int = 0
+    draws: int = 0
+    rounds_total: int = 0
+    wins: list[int] = field(default_factory=list)
+    rounds_hist: dict[int, int] = field(default_factory=dict)
+    totals: list[list[int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.wins:
+            self.wins = [0] * self.sides
+        if not self.totals:
+            self.totals = [[0] * len(COUNTERS) for _ in range(self.combatants)]
+
+    def add(self, s: FightSummary) -> None:
+        self.fights += 1
+        if s.winner < 0:
+            self.draws += 1
+        else:
+            self.wins[s.winner] += 1
+        self.rounds_total += s.rounds
+        self.rounds_hist[s.rounds] = self.rounds_hist.get(s.rounds, 0) + 1
+        for tot, values in zip(self.totals, s.counters, strict=True):
+            for j, v in enumerate(values):
+                tot[j] += v
+
+    def merge(self, other: Tally) -> None:
+        self.fights += other.fights
+        self.draws += other.draws
+        self.rounds_total += other.rounds_total
+        for i, w in enumerate(other.wins):
+            self.wins[i] += w
+        for k, v in other.rounds_hist.items():
+            self.rounds_hist[k] = self.rounds_hist.get(k, 0) + v
+        for tot, values in zip(self.totals, other.totals, strict=True):
+            for j, v in enumerate(values):
+                tot[j] += v
+
+
 def build_report(
     *,
     map_name: str,
@@ -61,32 +109,21 @@ def build_report(
     runs: int,
     seed: int,
     round_cap: int,
-    summaries: Iterable[FightSummary],
+    summaries: Iterable[FightSummary] | Tally,
     options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Aggregate fight summaries into the ``pf1e-sim/report@1`` object."""
-    wins = [0] * len(sides)
-    draws = 0
-    rounds_total = 0
-    rounds_hist: dict[int, int] = {}
-    totals = [[0] * len(COUNTERS) for _ in combatants]
-    n = 0
-    for s in summaries:
-        n += 1
-        if s.winner < 0:
-            draws += 1
-        else:
-            wins[s.winner] += 1
-        rounds_total += s.rounds
-        rounds_hist[s.rounds] = rounds_hist.get(s.rounds, 0) + 1
-        for i, values in enumerate(s.counters):
-            tot = totals[i]
-            for j, v in enumerate(values):
-                tot[j] += v
+    """Aggregate fight summaries (or their tally) into the ``pf1e-sim/report@1`` object."""
+    if isinstance(summaries, Tally):
+        tally = summaries
+    else:
+        tally = Tally(len(sides), len(combatants))
+        for summary in summaries:
+            tally.add(summary)
+    n = tally.fights
     if n != runs:
-        raise ValueError(f"expected {runs} fight summaries, got {n}")
+        raise ValueError(f"expected {runs} fights, got {n}")
     side_rows: list[dict[str, Any]] = []
-    for side, w in zip(sides, wins, strict=True):
+    for side, w in zip(sides, tally.wins, strict=True):
         p, lo, hi = win_rate_band(w, n)
         side_rows.append(
             {
@@ -97,15 +134,16 @@ def build_report(
                 "band_3sigma": [lo, hi],
             }
         )
-    dp, dlo, dhi = win_rate_band(draws, n)
+    dp, dlo, dhi = win_rate_band(tally.draws, n)
     combatant_rows: list[dict[str, Any]] = []
-    for info, tot in zip(combatants, totals, strict=True):
+    for info, tot in zip(combatants, tally.totals, strict=True):
         row: dict[str, Any] = {"id": info.id, "side": info.side, "name": info.name}
         row["hp_max"] = info.hp_max
         for key, value in zip(COUNTERS, tot, strict=True):
             row[f"{key}_total"] = value
             row[f"{key}_mean"] = value / n if n else 0.0
         combatant_rows.append(row)
+    hist = tally.rounds_hist
     return {
         "schema": REPORT_SCHEMA,
         "map": map_name,
@@ -114,10 +152,10 @@ def build_report(
         "round_cap": round_cap,
         "options": options or {},
         "sides": side_rows,
-        "draws": {"count": draws, "rate": dp, "band_3sigma": [dlo, dhi]},
+        "draws": {"count": tally.draws, "rate": dp, "band_3sigma": [dlo, dhi]},
         "rounds": {
-            "mean": rounds_total / n if n else 0.0,
-            "distribution": {str(k): rounds_hist[k] for k in sorted(rounds_hist)},
+            "mean": tally.rounds_total / n if n else 0.0,
+            "distribution": {str(k): hist[k] for k in sorted(hist)},
             "draws_count_as_cap": True,
         },
         "combatants": combatant_rows,

@@ -236,7 +236,7 @@ def simulate_cmd(
     check_sides(gmap, sides)
     encounter = build_encounter(gmap, _load_sides(sides))
     with _Progress(runs) as bar:
-        summaries = simulate(
+        tally = simulate(
             encounter,
             runs=runs,
             seed=seed,
@@ -252,7 +252,7 @@ def simulate_cmd(
         runs=runs,
         seed=seed,
         round_cap=round_cap,
-        summaries=summaries,
+        summaries=tally,
         options={
             "map_file": map_path,
             "side_files": dict(sides),

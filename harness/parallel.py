@@ -1,9 +1,10 @@
 """Running many fights, in one process or split across worker processes.
 
 Runs are cut into contiguous chunks; every chunk is played by whichever worker
-is free, and summaries are put back in run order before aggregation. Since run
-``i`` always uses ``SeededRng(seed + i)`` and aggregation sums integers in run
-order, the report is byte-identical for any number of workers.
+is free and comes back as a :class:`~engine.stats.Tally` of integer sums. Run
+``i`` always uses ``SeededRng(seed + i)`` and integer sums do not depend on the
+order they are added in, so the report is byte-identical for any number of
+workers, and memory does not grow with the number of runs.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from engine.encounter import Encounter
 from engine.runner import run_range
-from engine.stats import FightSummary
+from engine.stats import Tally
 from policies import HeuristicPolicy
 
 ProgressFn = Callable[[int], None]
@@ -46,19 +47,21 @@ def _init_worker(encounter: Encounter) -> None:
 
 def _run_chunk(
     seed: int, start: int, stop: int, round_cap: int, monsters_die_at_zero: bool
-) -> list[FightSummary]:
-    assert _WORKER_ENCOUNTER is not None
-    return list(
-        run_range(
-            _WORKER_ENCOUNTER,
-            seed,
-            start,
-            stop,
-            _policies(),
-            round_cap=round_cap,
-            monsters_die_at_zero=monsters_die_at_zero,
-        )
-    )
+) -> Tally:
+    enc = _WORKER_ENCOUNTER
+    assert enc is not None
+    tally = Tally(len(enc.sides), len(enc.placements))
+    for summary in run_range(
+        enc,
+        seed,
+        start,
+        stop,
+        _policies(),
+        round_cap=round_cap,
+        monsters_die_at_zero=monsters_die_at_zero,
+    ):
+        tally.add(summary)
+    return tally
 
 
 def simulate(
@@ -70,10 +73,10 @@ def simulate(
     monsters_die_at_zero: bool = False,
     workers: int = 1,
     progress: ProgressFn | None = None,
-) -> list[FightSummary]:
-    """Summaries of runs ``0 … runs − 1`` in run order."""
+) -> Tally:
+    """Tally of runs ``0 … runs − 1`` (run ``i`` seeded with ``seed + i``)."""
+    tally = Tally(len(encounter.sides), len(encounter.placements))
     if workers <= 1 or runs < 2:
-        out: list[FightSummary] = []
         step = max(1, runs // 100)
         for i, summary in enumerate(
             run_range(
@@ -87,29 +90,24 @@ def simulate(
             ),
             1,
         ):
-            out.append(summary)
+            tally.add(summary)
             if progress is not None and (i % step == 0 or i == runs):
                 progress(i)
-        return out
+        return tally
     workers = min(workers, runs)
     chunk = max(1, min(250, -(-runs // (workers * 4))))
     bounds = [(s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
     clean = dataclasses.replace(encounter, gmap=dataclasses.replace(encounter.gmap, cache={}))
-    ctx = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    done = 0
-    results: list[list[FightSummary]] = []
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(clean,)
     ) as pool:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds
         ]
-        for fut in futures:
-            part = fut.result()
-            results.append(part)
-            done += len(part)
+        for fut in as_completed(futures):
+            tally.merge(fut.result())
             if progress is not None:
-                progress(done)
-    return [s for part in results for s in part]
+                progress(tally.fights)
+    return tally

@@ -121,3 +121,35 @@ def test_band_formula():
     assert win_rate_band(0, 10) == (0.0, 0.0, 0.0)
     assert win_rate_band(10, 10) == (1.0, 1.0, 1.0)
     assert win_rate_band(1, 3)[1] == 0.0  # clamped
+
+
+def test_tallies_merge_exactly_whatever_the_split():
+    from engine.stats import CombatantInfo, FightSummary, Tally, build_report
+
+    fights = [
+        FightSummary(i % 3 - 1, 1 + i % 7, ((i, i % 2, 3 * i, 2 * i, 0, i % 2, 0),))
+        for i in range(50)
+    ]
+    info = (CombatantInfo("x", "A", "X", 10),)
+
+    def report(parts):
+        total = Tally(2, 1)
+        for part in parts:
+            t = Tally(2, 1)
+            for f in part:
+                t.add(f)
+            total.merge(t)
+        return build_report(
+            map_name="m",
+            sides=("A", "B"),
+            combatants=info,
+            runs=50,
+            seed=1,
+            round_cap=100,
+            summaries=total,
+        )
+
+    whole = report([fights])
+    assert whole == report([fights[:17], fights[17:30], fights[30:]])
+    assert whole == report([fights[40:], fights[:40]])
+    assert whole["draws"]["count"] == sum(1 for f in fights if f.winner < 0)
