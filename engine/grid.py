@@ -172,6 +172,41 @@ def _rebuild(gmap: GameMap, came: dict[int, int], key: int, start_key: int) -> P
     return Path(tuple(cells), tuple(costs), keys[-1] & 1)
 
 
+def reachable(
+    gmap: GameMap,
+    start: Cell,
+    *,
+    blocked: Container[Cell] = (),
+    budget: int | None = None,
+) -> dict[Cell, int]:
+    """Dijkstra from ``start``: the cheapest cost in squares of every square
+    reachable without entering ``blocked``, within ``budget`` squares if given."""
+    nbrs = neighbours(gmap)
+    limit = (1 << 30) if budget is None else budget
+    best: dict[int, int] = {start * 2: 0}
+    heap = [(0, start * 2)]
+    while heap:
+        g, key = heapq.heappop(heap)
+        if best.get(key, 1 << 30) < g:
+            continue
+        cell, par = key >> 1, key & 1
+        for n, diag in nbrs[cell]:
+            if n in blocked:
+                continue
+            cost, npar = step_cost(gmap, cell, n, diag, par)
+            ng = g + cost
+            nkey = n * 2 + npar
+            if ng <= limit and ng < best.get(nkey, 1 << 30):
+                best[nkey] = ng
+                heapq.heappush(heap, (ng, nkey))
+    out: dict[Cell, int] = {}
+    for key, g in best.items():
+        cell = key >> 1
+        if g < out.get(cell, 1 << 30):
+            out[cell] = g
+    return out
+
+
 def cost_field(gmap: GameMap, sources: Iterable[Cell]) -> list[int]:
     """Movement cost in squares from the nearest source to every cell (-1: unreachable).
 

@@ -21,7 +21,6 @@ reports what they would allow.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from collections.abc import Collection, Container
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from engine.grid import (
     distance_squares,
     find_path,
     neighbours,
+    reachable,
     step_cost,
 )
 from engine.los import has_line_of_effect
@@ -130,7 +130,7 @@ def path_toward(
         if path is not None:
             return path
     # No square in reach can be reached: head for the closest reachable free square.
-    costs = _reachable(gmap, start, hostile)
+    costs = reachable(gmap, start, blocked=hostile)
     best: tuple[int, int, Cell] | None = None
     for cell, cost in costs.items():
         if cell in occupied and cell != start:
@@ -141,32 +141,6 @@ def path_toward(
     if best is None or best[2] == start:
         return None
     return find_path(gmap, start, {best[2]}, blocked=hostile)
-
-
-def _reachable(gmap: GameMap, start: Cell, blocked: Container[Cell]) -> dict[Cell, int]:
-    """Movement cost from ``start`` to every reachable square (no budget)."""
-    nbrs = neighbours(gmap)
-    best: dict[int, int] = {start * 2: 0}
-    heap = [(0, start * 2)]
-    while heap:
-        g, key = heapq.heappop(heap)
-        if best.get(key, 1 << 30) < g:
-            continue
-        cell, par = key >> 1, key & 1
-        for n, diag in nbrs[cell]:
-            if n in blocked:
-                continue
-            cost, npar = step_cost(gmap, cell, n, diag, par)
-            nkey = n * 2 + npar
-            if g + cost < best.get(nkey, 1 << 30):
-                best[nkey] = g + cost
-                heapq.heappush(heap, (g + cost, nkey))
-    out: dict[Cell, int] = {}
-    for key, g in best.items():
-        cell = key >> 1
-        if g < out.get(cell, 1 << 30):
-            out[cell] = g
-    return out
 
 
 def path_to_destination(

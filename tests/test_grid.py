@@ -116,3 +116,19 @@ def test_adjacent_melee_any_line_rule():
     gmap = make_map(["..", "#."])
     assert cover_bonus(gmap, c(gmap, 0, 0), c(gmap, 1, 1), melee=True) == 4
     assert cover_bonus(OPEN, c(OPEN, 0, 0), c(OPEN, 1, 1), melee=True) == 0
+
+
+def test_reachable_with_and_without_budget():
+    from engine.grid import reachable
+
+    gmap = make_map([".....", ".~...", "....."])
+    start = c(gmap, 0, 0)
+    costs = reachable(gmap, start)
+    assert costs[start] == 0
+    assert costs[c(gmap, 0, 4)] == 4
+    assert costs[c(gmap, 1, 1)] == 3  # diagonal into difficult terrain
+    assert costs[c(gmap, 2, 2)] == 3  # around the water: 1 + 2 (second diagonal)
+    within = reachable(gmap, start, budget=2)
+    assert set(within) == {x for x, v in costs.items() if v <= 2}
+    blocked = reachable(gmap, start, blocked={c(gmap, 0, 1), c(gmap, 1, 0), c(gmap, 1, 1)})
+    assert blocked == {start: 0}
