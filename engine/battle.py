@@ -256,7 +256,8 @@ class Battle:
             if not keep:
                 assert dropped is not None
                 out.append(dropped)
-                self.note(actor, f"action refusée : {action.kind} ({dropped.reason})")
+                if self.log is not None:
+                    self.note(actor, f"action refusée : {action.kind} ({dropped.reason})")
                 continue
             if not actor.active:
                 out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
@@ -264,7 +265,7 @@ class Battle:
             was_disabled = actor.disabled
             result = self.dispatch(actor, action)
             out.append(result)
-            if not result.ok:
+            if not result.ok and self.log is not None:
                 self.note(actor, f"action sans effet : {action.kind} ({result.reason})")
             if (
                 result.ok
