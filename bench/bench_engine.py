@@ -13,6 +13,7 @@ Usage: ``uv run python bench/bench_engine.py [--rounds N] [--e2e-runs N]``.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -60,7 +61,13 @@ def in_process(rounds: int) -> None:
 
 
 def end_to_end(runs: int) -> None:
-    exe = [sys.executable, "-m", "harness.cli"]
+    script = Path(sys.executable).parent / "pf1e-sim"
+    exe = [str(script)] if script.exists() else [sys.executable, "-m", "harness.cli"]
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print(
+            "note: PYTHONDONTWRITEBYTECODE is set; start-up is only fast if the venv was "
+            "byte-compiled (uv sync --compile-bytecode)"
+        )
     for workers in (1, 2):
         times = []
         for _ in range(runs):

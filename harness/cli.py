@@ -8,6 +8,7 @@ on stderr and exit status 2; no traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -386,5 +387,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def entry() -> None:  # pragma: no cover - exercised through the console script
+    """Console-script entry: run, flush, and leave without tearing the interpreter down.
+
+    Everything the command produces is written and flushed before the process
+    ends; skipping the interpreter's teardown of hundreds of imported modules
+    saves a noticeable part of a short run's wall time.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    entry()
