@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.actions import ActionResult
 from engine.checks import RollRecord
@@ -41,7 +41,6 @@ class CombatantState:
     damage_dealt: int = 0
     damage_taken: int = 0
     healing_given: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
     #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
     active: bool = True
 
