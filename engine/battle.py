@@ -41,15 +41,14 @@ from engine.life import lose_hp, stabilization_check
 from engine.maps import Cell, GameMap
 from engine.movement import (
     charge_path,
+    move_toward,
     path_to_destination,
-    path_toward,
     step_allowed,
     step_toward,
-    walk_budget,
     withdraw_path,
 )
 from engine.observation import CombatantView, Observation, ProfileView
-from engine.reach import attack_reason, melee_reach_ft, weapon_for
+from engine.reach import attack_reason, weapon_for
 from engine.rng import Rng
 from engine.state import CombatantState
 
@@ -363,13 +362,16 @@ class Battle:
         target = self._target(actor, action.target_id)
         if target is None:
             return ActionResult("move", False, Reason.MISSING_TARGET)
-        reach = melee_reach_ft(actor.attacks)
-        path = path_toward(
-            self.gmap, actor.pos, target.pos, reach, occupied=occupied, hostile=hostile
+        walked = move_toward(
+            self.gmap,
+            actor.pos,
+            target.pos,
+            actor.attacks,
+            actor.speed_ft,
+            occupied=occupied,
+            hostile=hostile,
         )
-        if path is not None:
-            walked = walk_budget(path, budget, occupied)
-            self._walk(actor, walked.cells, "déplacement")
+        self._walk(actor, walked.cells, "déplacement")
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:

@@ -41,7 +41,7 @@ from engine.grid import (
 )
 from engine.los import has_line_of_effect
 from engine.maps import Cell, GameMap
-from engine.reach import attack_reason
+from engine.reach import attack_reason, melee_reach_ft
 
 
 def attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
@@ -141,6 +141,29 @@ def path_toward(
     if best is None or best[2] == start:
         return None
     return find_path(gmap, start, {best[2]}, blocked=hostile)
+
+
+def move_toward(
+    gmap: GameMap,
+    start: Cell,
+    target: Cell,
+    attacks: tuple[AttackProfile, ...],
+    speed_ft: int,
+    *,
+    occupied: Collection[Cell],
+    hostile: Collection[Cell],
+) -> Path:
+    """What one move action toward ``target`` walks (possibly nothing).
+
+    The one definition used by the engine to resolve ``move`` and by the
+    Observation to tell policies where a move would end.
+    """
+    path = path_toward(
+        gmap, start, target, melee_reach_ft(attacks), occupied=occupied, hostile=hostile
+    )
+    if path is None:
+        return Path((), (), 0)
+    return walk_budget(path, speed_ft // 5, occupied)
 
 
 def path_to_destination(

@@ -14,7 +14,7 @@ Mutating what a policy got never affects the fight.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionResult
 from engine.creatures import AttackProfile, CombatantProfile
@@ -23,6 +23,9 @@ from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap
 from engine.movement import ChargeResult, charge_path, path_toward, step_toward
 from engine.reach import melee_reach_ft, range_penalty, weapon_for
+
+if TYPE_CHECKING:
+    from engine.options import Option
 
 SCHEMA_ID = "pf1e-sim/observation@1"
 
@@ -194,6 +197,7 @@ class Observation:
         "_cache",
         "_charge",
         "_move_cost",
+        "_options",
         "_pairs",
         "_threatened",
         "acting_id",
@@ -231,6 +235,7 @@ class Observation:
         self._cache: dict[tuple[str, str], object] = {}
         self._move_cost: dict[str, int | None] = {}
         self._threatened: tuple[tuple[bool, ...], ...] | None = None
+        self._options: tuple[Option, ...] | None = None
 
     # -- combatants ---------------------------------------------------------
     def combatant(self, ident: str) -> CombatantView:
@@ -409,6 +414,22 @@ class Observation:
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened
 
+    @property
+    def legal_options(self) -> tuple[Option, ...]:
+        """The menu of budget-legal turn plans of the actor (see :mod:`engine.options`)."""
+        if self._options is None:
+            from engine.options import legal_options
+
+            self._options = legal_options(self)
+        return self._options
+
+    def option(self, option_id: str) -> Option | None:
+        """The legal option with this id, or ``None``."""
+        for opt in self.legal_options:
+            if opt.id == option_id:
+                return opt
+        return None
+
     # -- serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (everything computed, nothing shared with the engine)."""
@@ -438,4 +459,5 @@ class Observation:
             },
             "threatened": [list(row) for row in self.threatened],
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],
+            "legal_options": [o.to_dict() for o in self.legal_options],
         }

@@ -112,6 +112,12 @@ class ActionResultModel(_M):
     reason: str | None
 
 
+class OptionModel(_M):
+    id: str
+    label: str
+    actions: list[dict[str, Any]]
+
+
 class ObservationModel(_M):
     """``pf1e-sim/observation@1``."""
 
@@ -124,6 +130,7 @@ class ObservationModel(_M):
     map: MapViewModel
     threatened: list[list[bool]]
     last_turn_results: list[ActionResultModel]
+    legal_options: list[OptionModel]
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

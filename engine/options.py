@@ -1,0 +1,155 @@
+"""The legal-options menu: concrete, budget-legal turn plans for the acting combatant.
+
+Like the action mask of game environments (PettingZoo, OpenSpiel), the menu lets
+a policy choose among moves the engine will accept instead of guessing them.
+Every option is built with the same rule functions the engine uses to resolve
+actions (weapon reach, charge line, 5-foot step, move path), so choosing one
+never produces an engine rejection. Ids are stable strings: the same situation
+always gives the same ids in the same order.
+
+Options, per active enemy in deployment order, then the non-targeted ones:
+
+* ``full_attack:<target>:<weapon>`` — every attack of one weapon that can hit now;
+* ``attack:<target>:<weapon>`` — a single attack (the only attack a disabled
+  combatant can make);
+* ``charge:<target>`` — a straight clear line, then one attack at +2;
+* ``step_full_attack:<target>`` — a 5-foot step that brings a melee weapon in
+  reach, then a full attack;
+* ``move_attack:<target>:<weapon>`` — a move toward the target after which that
+  weapon can hit it, then one attack (not when disabled: one action only);
+* ``move:<target>`` — a move toward the target (when it moves at least a square);
+* ``withdraw`` — retreat up to twice the speed (when it moves at least a square);
+* ``wait`` — do nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.actions import (
+    Action,
+    AttackAction,
+    ChargeAction,
+    FiveFootStepAction,
+    FullAttackAction,
+    MoveAction,
+    WaitAction,
+    WithdrawAction,
+    action_to_dict,
+)
+from engine.movement import move_toward, step_toward, withdraw_path
+from engine.reach import attack_reason
+
+if TYPE_CHECKING:
+    from engine.observation import Observation
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One turn plan the acting combatant may choose."""
+
+    id: str
+    label: str
+    actions: tuple[Action, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "actions": [action_to_dict(a) for a in self.actions],
+        }
+
+
+def legal_options(obs: Observation) -> tuple[Option, ...]:
+    """The menu for ``obs.actor`` (see module docstring)."""
+    me = obs.actor
+    gmap = obs.gmap
+    out: list[Option] = []
+    disabled = me.disabled
+    occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
+    hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
+    for enemy in obs.enemies():
+        tid = enemy.id
+        for attack in me.attacks:
+            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+                continue
+            if not disabled:
+                out.append(
+                    Option(
+                        f"full_attack:{tid}:{attack.id}",
+                        f"attaque à outrance sur {tid} ({attack.name})",
+                        (FullAttackAction(target_id=tid, weapon_id=attack.id),),
+                    )
+                )
+            out.append(
+                Option(
+                    f"attack:{tid}:{attack.id}",
+                    f"attaque sur {tid} ({attack.name})",
+                    (AttackAction(target_id=tid, weapon_id=attack.id),),
+                )
+            )
+        if disabled:
+            continue
+        charge = obs.charge(tid)
+        if charge.ok and charge.attack is not None:
+            out.append(
+                Option(
+                    f"charge:{tid}",
+                    f"charge sur {tid} ({charge.attack.name}, +2 à l'attaque, -2 à la CA)",
+                    (ChargeAction(target_id=tid, weapon_id=charge.attack.id),),
+                )
+            )
+        if me.speed_effective_ft > 5 and obs.melee_weapon_for(tid) is None:
+            step, in_reach = step_toward(gmap, me.cell, enemy.cell, me.attacks, occupied)
+            if step is not None and in_reach:
+                r, c = gmap.rc(step)
+                out.append(
+                    Option(
+                        f"step_full_attack:{tid}",
+                        f"pas de placement vers ({r},{c}) puis attaque à outrance sur {tid}",
+                        (
+                            FiveFootStepAction(destination=(r, c)),
+                            FullAttackAction(target_id=tid),
+                        ),
+                    )
+                )
+    for enemy in obs.enemies():
+        tid = enemy.id
+        walked = move_toward(
+            gmap,
+            me.cell,
+            enemy.cell,
+            me.attacks,
+            me.speed_effective_ft,
+            occupied=occupied,
+            hostile=hostile,
+        )
+        if not walked.cells:
+            continue
+        end = walked.cells[-1]
+        for attack in me.attacks:
+            if not disabled and attack_reason(gmap, end, enemy.cell, attack) is None:
+                out.append(
+                    Option(
+                        f"move_attack:{tid}:{attack.id}",
+                        f"approche de {tid} puis attaque ({attack.name})",
+                        (
+                            MoveAction(target_id=tid),
+                            AttackAction(target_id=tid, weapon_id=attack.id),
+                        ),
+                    )
+                )
+        out.append(
+            Option(
+                f"move:{tid}",
+                f"déplacement vers {tid} ({5 * walked.cost} pieds)",
+                (MoveAction(target_id=tid),),
+            )
+        )
+    if not disabled:
+        retreat = withdraw_path(gmap, me.cell, hostile, me.speed_effective_ft, occupied)
+        if retreat.cells:
+            out.append(Option("withdraw", "retraite", (WithdrawAction(),)))
+    out.append(Option("wait", "attendre", (WaitAction(),)))
+    return tuple(out)
