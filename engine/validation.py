@@ -72,7 +72,9 @@ def walk(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[str, type[
             continue
         if _is_model(ann) and isinstance(part, str):
             path += f".{part}" if path else part
-            info: Any = ann.model_fields.get(part)
+            info: Any = ann.model_fields.get(part) or next(
+                (f for f in ann.model_fields.values() if f.alias == part), None
+            )
             ann = info.annotation if info is not None else None
             continue
         origin = get_origin(ann)
@@ -102,7 +104,9 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> tuple[str, st
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else "?"
         where, owner = walk(model, loc[:-1])
-        known = list(owner.model_fields) if owner is not None else []
+        known = (
+            [f.alias or name for name, f in owner.model_fields.items()] if owner is not None else []
+        )
         return where, f"champ inconnu « {name} »{suggestion(name, known)}"
     where, _owner = walk(model, loc)
     if kind == "missing":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,13 +20,15 @@ from typer.core import TyperCommand, TyperGroup
 
 from engine.actions import action_json_schema
 from engine.creatures import CombatantProfile, load_combatant
-from engine.encounter import build_encounter, check_sides
+from engine.encounter import Encounter, build_encounter, check_sides
 from engine.errors import Pf1eSimError, os_error_fr
-from engine.maps import load_map
+from engine.maps import GameMap, load_map
 from engine.runner import combatant_infos, play_fight
 from engine.stats import build_report
-from harness.parallel import _policies, simulate
+from harness.encounter_file import load_encounter_file
+from harness.parallel import policy_source, simulate
 from harness.report import render_report, render_transcript
+from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
@@ -168,12 +171,15 @@ class _Progress:
 @app.command(
     "simulate",
     cls=FrenchCommand,
-    help="Joue une rencontre N fois et imprime le rapport d'équilibrage.",
+    help=(
+        "Joue une rencontre N fois et imprime le rapport d'équilibrage. La rencontre vient de "
+        "--map et --side, ou d'un fichier --encounter."
+    ),
 )
 def simulate_cmd(
     map_path: Annotated[
-        str, typer.Option("--map", help="Fichier YAML de la carte.", metavar="MAP")
-    ],
+        str | None, typer.Option("--map", help="Fichier YAML de la carte.", metavar="MAP")
+    ] = None,
     side: Annotated[
         list[str] | None,
         typer.Option(
@@ -185,23 +191,50 @@ def simulate_cmd(
             metavar="NAME FILE [FILE ...]",
         ),
     ] = None,
-    runs: Annotated[
-        int, typer.Option("--runs", help="Nombre de combats simulés.", click_type=FrenchInt(1))
-    ] = 1000,
-    seed: Annotated[
-        int,
+    encounter_path: Annotated[
+        str | None,
         typer.Option(
-            "--seed", help="Graine : le combat i utilise seed + i.", click_type=FrenchInt()
+            "--encounter",
+            help=(
+                "Fichier YAML de rencontre (carte, camps, politiques, runs, seed, plafond) ; "
+                "remplace --map et --side, les autres options l'emportent sur le fichier."
+            ),
+            metavar="FILE",
         ),
-    ] = 1,
+    ] = None,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--policy",
+            help=(
+                "Politique d'un camp : CAMP=heuristic ou CAMP=scripted:SCRIPT.yaml "
+                "(défaut : heuristic). À répéter pour chaque camp."
+            ),
+            metavar="SIDE=POLICY",
+        ),
+    ] = None,
+    runs: Annotated[
+        int | None,
+        typer.Option(
+            "--runs", help="Nombre de combats simulés (défaut : 1000).", click_type=FrenchInt(1)
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Graine : le combat i utilise seed + i (défaut : 1).",
+            click_type=FrenchInt(),
+        ),
+    ] = None,
     round_cap: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--round-cap",
-            help="Plafond de rounds par combat (entier ≥ 1) ; au-delà, le combat est nul.",
+            help="Plafond de rounds par combat (entier ≥ 1, défaut : 100) ; au-delà, nul.",
             click_type=FrenchInt(1),
         ),
-    ] = 100,
+    ] = None,
     transcript: Annotated[
         bool,
         typer.Option("--transcript", help="Imprime le déroulé du premier combat avant le rapport."),
@@ -230,12 +263,12 @@ def simulate_cmd(
         ),
     ] = 1,
 ) -> None:
-    sides = _decode_sides(side or [])
-    if not sides:
-        raise UserError("aucun camp : ajoutez --side NOM FICHIER [FICHIER …] pour chaque camp")
-    gmap = load_map(map_path)
-    check_sides(gmap, sides)
-    encounter = build_encounter(gmap, _load_sides(sides))
+    setup = _setup(map_path, side, encounter_path, policy)
+    runs = runs if runs is not None else setup.runs
+    seed = seed if seed is not None else setup.seed
+    round_cap = round_cap if round_cap is not None else setup.round_cap
+    simple_monster_death = simple_monster_death or setup.simple_monster_death
+    encounter, specs = setup.encounter, setup.policies
     with _Progress(runs) as bar:
         tally = simulate(
             encounter,
@@ -245,21 +278,25 @@ def simulate_cmd(
             monsters_die_at_zero=simple_monster_death,
             workers=workers,
             progress=bar.update,
+            policies=specs,
         )
+    options: dict[str, Any] = {
+        "map_file": setup.map_path,
+        "side_files": setup.side_files,
+        "simple_monster_death": simple_monster_death,
+        "policies": {p.id: str(spec) for p, spec in zip(encounter.placements, specs, strict=True)},
+    }
+    if encounter_path is not None:
+        options["encounter_file"] = encounter_path
     report = build_report(
-        map_name=gmap.name,
+        map_name=encounter.gmap.name,
         sides=encounter.sides,
         combatants=combatant_infos(encounter),
         runs=runs,
         seed=seed,
         round_cap=round_cap,
         summaries=tally,
-        options={
-            "map_file": map_path,
-            "side_files": dict(sides),
-            "simple_monster_death": simple_monster_death,
-            "policies": dict.fromkeys(encounter.sides, "heuristic"),
-        },
+        options=options,
     )
     if json_path is not None:
         try:
@@ -273,7 +310,7 @@ def simulate_cmd(
         fight = play_fight(
             encounter,
             seed,
-            _policies(),
+            policy_source(specs),
             round_cap=round_cap,
             monsters_die_at_zero=simple_monster_death,
             record=True,
@@ -282,6 +319,95 @@ def simulate_cmd(
         out.append(render_transcript(fight.log))
     out.append(render_report(report))
     sys.stdout.write("\n".join(out))
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    encounter: Encounter
+    policies: tuple[PolicySpec, ...]
+    map_path: str
+    side_files: dict[str, list[str]]
+    runs: int = 1000
+    seed: int = 1
+    round_cap: int = 100
+    simple_monster_death: bool = False
+
+
+def _setup(
+    map_path: str | None,
+    side: list[str] | None,
+    encounter_path: str | None,
+    policy: list[str] | None,
+) -> _Setup:
+    """Build the encounter and one policy spec per combatant from the options."""
+    overrides = _parse_policies(policy or [])
+    if encounter_path is not None:
+        if map_path is not None or side:
+            raise UserError("--encounter remplace --map et --side : donnez l'un ou l'autre")
+        loaded = load_encounter_file(encounter_path)
+        gmap = load_map(loaded.map_path)
+        listed = [(name, [f for f, _ in members]) for name, members in loaded.sides]
+        check_sides(gmap, listed)
+        _check_policy_sides(gmap, overrides)
+        encounter = build_encounter(gmap, _load_sides(listed))
+        by_side = {name: [spec for _, spec in members] for name, members in loaded.sides}
+        specs = _specs_in_placement_order(encounter, by_side, overrides)
+        return _Setup(
+            encounter,
+            specs,
+            loaded.map_path,
+            dict(listed),
+            loaded.runs,
+            loaded.seed,
+            loaded.round_cap,
+            loaded.simple_monster_death,
+        )
+    if map_path is None:
+        raise UserError("option obligatoire manquante : --map (ou --encounter)")
+    sides = _decode_sides(side or [])
+    if not sides:
+        raise UserError("aucun camp : ajoutez --side NOM FICHIER [FICHIER …] pour chaque camp")
+    gmap = load_map(map_path)
+    check_sides(gmap, sides)
+    _check_policy_sides(gmap, overrides)
+    encounter = build_encounter(gmap, _load_sides(sides))
+    by_side = {name: [HEURISTIC] * len(files) for name, files in sides}
+    specs = _specs_in_placement_order(encounter, by_side, overrides)
+    return _Setup(encounter, specs, map_path, dict(sides))
+
+
+def _parse_policies(values: list[str]) -> dict[str, PolicySpec]:
+    out: dict[str, PolicySpec] = {}
+    for raw in values:
+        name, sep, spec = raw.partition("=")
+        if not sep or not name or not spec:
+            raise UserError(f"--policy attend CAMP=POLITIQUE, reçu « {raw} »")
+        if name in out:
+            raise UserError(f"--policy : le camp « {name} » est donné deux fois")
+        out[name] = parse_policy_spec(spec)
+    return out
+
+
+def _check_policy_sides(gmap: GameMap, overrides: dict[str, PolicySpec]) -> None:
+    for name in overrides:
+        if name not in gmap.deployment:
+            names = ", ".join(f"« {n} »" for n in gmap.deployment)
+            raise UserError(f"--policy : camp inconnu « {name} » (camps de la carte : {names})")
+
+
+def _specs_in_placement_order(
+    encounter: Encounter,
+    by_side: dict[str, list[PolicySpec]],
+    overrides: dict[str, PolicySpec],
+) -> tuple[PolicySpec, ...]:
+    taken = dict.fromkeys(by_side, 0)
+    out: list[PolicySpec] = []
+    for placement in encounter.placements:
+        side = placement.side
+        spec = by_side[side][taken[side]]
+        taken[side] += 1
+        out.append(overrides.get(side, spec))
+    return tuple(out)
 
 
 @app.command(

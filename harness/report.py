@@ -31,6 +31,9 @@ def render_report(report: dict[str, Any]) -> str:
     for side in report["sides"]:
         n = side["combatants"]
         lines.append(f"{side['name']} : {n} combattant{'s' if n > 1 else ''}")
+    policies = _policy_line(report)
+    if policies:
+        lines.append(policies)
     lines.append(
         f"{report['runs']} combats simulés (seed {report['seed']}, "
         f"plafond {report['round_cap']} round{'s' if report['round_cap'] > 1 else ''})"
@@ -74,6 +77,22 @@ def render_report(report: dict[str, Any]) -> str:
     ]
     lines += table(headers, rows, right=set(range(2, 9)))
     return "\n".join(lines) + "\n"
+
+
+def _policy_line(report: dict[str, Any]) -> str | None:
+    """``Politiques : …`` when some combatant does not play the heuristic policy."""
+    chosen: dict[str, str] = report.get("options", {}).get("policies", {})
+    if not chosen or all(v == "heuristic" for v in chosen.values()):
+        return None
+    parts: list[str] = []
+    for side in report["sides"]:
+        ids = [c["id"] for c in report["combatants"] if c["side"] == side["name"]]
+        specs = {chosen.get(i, "heuristic") for i in ids}
+        if len(specs) == 1:
+            parts.append(f"{side['name']} {specs.pop()}")
+        else:
+            parts += [f"{i} {chosen.get(i, 'heuristic')}" for i in ids]
+    return "Politiques : " + ", ".join(parts)
 
 
 def render_transcript(log: Sequence[LogEntry], title: str = "Déroulé du premier combat") -> str:

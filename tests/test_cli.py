@@ -411,7 +411,7 @@ def test_help_boilerplate_is_french(capsys: pytest.CaptureFixture[str]) -> None:
     assert "[default:" not in out
     assert "Show this message" not in out
     assert "Usage:" not in out
-    assert "[obligatoire]" in out and "Affiche cette aide" in out
+    assert "[défaut : 1]" in out and "Affiche cette aide" in out
 
 
 @pytest.mark.parametrize("name", ["observation", "action", "report"])

@@ -1,0 +1,129 @@
+"""Encounter files (``data/encounters/*.yaml``): one committed file per experiment.
+
+.. code-block:: yaml
+
+    name: "Démarrage rapide"          # optional
+    map: ../maps/sample_arena.yaml    # paths are relative to this file
+    runs: 1000                        # optional (1000)
+    seed: 1                           # optional (1)
+    round_cap: 100                    # optional (100)
+    simple_monster_death: false       # optional
+    sides:                            # side name -> its combatants and policy
+      players:
+        policy: heuristic             # heuristic (default) or scripted:PATH
+        creatures:
+          - ../monsters/goblin.json
+          - file: ../monsters/goblin.json         # one combatant with its own policy
+            policy: scripted:../scripts/goblin_archer.yaml
+      monsters:
+        creatures: [../monsters/orc.json, ../monsters/orc.json]
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import Field
+
+from engine.errors import DataError, os_error_fr
+from engine.validation import StrictModel, validate
+from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
+
+
+class CreatureEntry(StrictModel):
+    file: str = Field(min_length=1)
+    policy: str | None = None
+
+
+class SideEntry(StrictModel):
+    policy: str = "heuristic"
+    creatures: list[str | CreatureEntry] = Field(min_length=1)
+
+
+class EncounterFile(StrictModel):
+    name: str | None = None
+    map: str = Field(min_length=1)
+    runs: int = Field(default=1000, ge=1)
+    seed: int = 1
+    round_cap: int = Field(default=100, ge=1)
+    simple_monster_death: bool = False
+    sides: dict[str, SideEntry] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedEncounter:
+    """An encounter file with paths resolved and policies loaded."""
+
+    source: str
+    name: str | None
+    map_path: str
+    runs: int
+    seed: int
+    round_cap: int
+    simple_monster_death: bool
+    #: (side, [(creature file, policy spec)]) in file order
+    sides: tuple[tuple[str, tuple[tuple[str, PolicySpec], ...]], ...]
+
+
+def load_encounter_file(path: str | Path) -> LoadedEncounter:
+    """Read an encounter file. :raises DataError: unreadable or invalid file."""
+    p = Path(path)
+    if not str(path).strip():
+        raise DataError("chemin de rencontre vide")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
+    except UnicodeDecodeError:
+        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise DataError("YAML invalide", source=str(p)) from None
+    except (ValueError, TypeError, AttributeError, RecursionError, OverflowError):
+        raise DataError("YAML invalide", source=str(p)) from None
+    doc = validate(EncounterFile, data, str(p))
+    base = p.parent
+
+    def rel(name: str) -> str:
+        q = Path(name)
+        return os.path.normpath(q if q.is_absolute() else base / q)
+
+    def spec(text: str, where: str) -> PolicySpec:
+        try:
+            return parse_policy_spec(text, base)
+        except DataError as err:
+            raise DataError(err.message, source=err.source or str(p), location=where) from None
+
+    sides: list[tuple[str, tuple[tuple[str, PolicySpec], ...]]] = []
+    for side, entry in doc.sides.items():
+        side_spec = (
+            HEURISTIC
+            if entry.policy == "heuristic"
+            else spec(entry.policy, f'sides["{side}"].policy')
+        )
+        members: list[tuple[str, PolicySpec]] = []
+        for i, creature in enumerate(entry.creatures):
+            if isinstance(creature, str):
+                members.append((rel(creature), side_spec))
+            else:
+                own = (
+                    spec(creature.policy, f'sides["{side}"].creatures[{i}].policy')
+                    if creature.policy
+                    else side_spec
+                )
+                members.append((rel(creature.file), own))
+        sides.append((side, tuple(members)))
+    return LoadedEncounter(
+        source=str(p),
+        name=doc.name,
+        map_path=rel(doc.map),
+        runs=doc.runs,
+        seed=doc.seed,
+        round_cap=doc.round_cap,
+        simple_monster_death=doc.simple_monster_death,
+        sides=tuple(sides),
+    )

@@ -1,0 +1,200 @@
+"""Scripted policy: ordered rules with simple conditions, read from YAML.
+
+A script is a list of rules tried in order each turn. A rule applies when all
+its conditions hold and the engine's legal-options menu contains a matching
+option; the first rule that applies decides the turn. If none applies, the
+``fallback`` decides (the heuristic policy by default, or ``wait``). Because a
+script can only pick options from the menu, it never produces an action the
+engine rejects.
+
+.. code-block:: yaml
+
+    name: "Archer prudent"
+    fallback: heuristic
+    rules:
+      - if: { own_hp_pct_below: 34 }
+        do: withdraw
+      - if: { target_in_range: true }
+        do: full_attack
+        target: weakest
+        weapon: short-bow
+      - do: move_attack
+        target: nearest
+
+``do`` is an option kind of :mod:`engine.options`. ``target`` selects among the
+active enemies: ``nearest`` (default), ``weakest`` (fewest hit points),
+``strongest`` (most hit points), ``first`` (deployment order) or a combatant id;
+ties go to deployment order. ``weapon`` restricts the option to one attack id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field
+
+from engine.actions import TurnPlan, WaitAction
+from engine.errors import DataError, os_error_fr
+from engine.observation import CombatantView, Observation
+from engine.options import Option
+from engine.validation import StrictModel, validate
+from policies.heuristic import HeuristicPolicy
+
+OptionKind = Literal[
+    "full_attack", "attack", "charge", "step_full_attack", "move_attack", "move", "withdraw", "wait"
+]
+TARGETED = frozenset({"full_attack", "attack", "charge", "step_full_attack", "move_attack", "move"})
+WITH_WEAPON = frozenset({"full_attack", "attack", "move_attack"})
+
+
+class Conditions(StrictModel):
+    """Every given condition must hold (all are optional)."""
+
+    round_at_least: int | None = Field(default=None, ge=0)
+    round_at_most: int | None = Field(default=None, ge=0)
+    own_hp_pct_below: int | None = Field(default=None, ge=0, le=100)
+    own_hp_pct_at_least: int | None = Field(default=None, ge=0, le=100)
+    enemies_at_least: int | None = Field(default=None, ge=0)
+    enemies_at_most: int | None = Field(default=None, ge=0)
+    allies_at_least: int | None = Field(default=None, ge=0)
+    allies_at_most: int | None = Field(default=None, ge=0)
+    #: a melee weapon of the actor reaches the selected target now
+    target_in_reach: bool | None = None
+    #: some weapon of the actor can hit the selected target now
+    target_in_range: bool | None = None
+    #: the actor is disabled (0 hp: a single action)
+    disabled: bool | None = None
+
+
+class Rule(StrictModel):
+    when: Conditions = Field(default_factory=Conditions, alias="if")
+    do: OptionKind
+    target: str = Field(default="nearest", min_length=1)
+    weapon: str | None = Field(default=None, min_length=1)
+
+
+class Script(StrictModel):
+    """A scripted policy file."""
+
+    name: str | None = None
+    fallback: Literal["heuristic", "wait"] = "heuristic"
+    rules: list[Rule] = Field(min_length=1)
+
+
+def load_script(path: str | Path) -> Script:
+    """Read and validate a script file. :raises DataError: on any problem."""
+    p = Path(path)
+    if not str(path).strip():
+        raise DataError("chemin de script vide")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
+    except UnicodeDecodeError:
+        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
+    return parse_script(text, str(p))
+
+
+def parse_script(text: str, source: str | None = None) -> Script:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise DataError("YAML invalide", source=source) from None
+    except (ValueError, TypeError, AttributeError, RecursionError, OverflowError):
+        raise DataError("YAML invalide", source=source) from None
+    script = validate(Script, data, source)
+    for i, rule in enumerate(script.rules):
+        if rule.weapon is not None and rule.do not in WITH_WEAPON:
+            raise DataError(
+                f"« weapon » n'a de sens qu'avec {', '.join(sorted(WITH_WEAPON))}",
+                source=source,
+                location=f"rules[{i}].weapon",
+            )
+    return script
+
+
+def _pick_target(obs: Observation, selector: str) -> CombatantView | None:
+    enemies = obs.enemies()
+    if not enemies:
+        return None
+    order = {c.id: i for i, c in enumerate(obs.combatants)}
+    if selector == "nearest":
+        return min(enemies, key=lambda e: (obs.distance_ft(e.id), order[e.id]))
+    if selector == "weakest":
+        return min(enemies, key=lambda e: (e.hp, order[e.id]))
+    if selector == "strongest":
+        return min(enemies, key=lambda e: (-e.hp, order[e.id]))
+    if selector == "first":
+        return enemies[0]
+    return next((e for e in enemies if e.id == selector), None)
+
+
+def _holds(cond: Conditions, obs: Observation, target: CombatantView | None) -> bool:
+    me = obs.actor
+    hp_pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+    enemies = len(obs.enemies())
+    allies = len(obs.allies())
+    checks = (
+        cond.round_at_least is None or obs.round >= cond.round_at_least,
+        cond.round_at_most is None or obs.round <= cond.round_at_most,
+        cond.own_hp_pct_below is None or hp_pct < cond.own_hp_pct_below,
+        cond.own_hp_pct_at_least is None or hp_pct >= cond.own_hp_pct_at_least,
+        cond.enemies_at_least is None or enemies >= cond.enemies_at_least,
+        cond.enemies_at_most is None or enemies <= cond.enemies_at_most,
+        cond.allies_at_least is None or allies >= cond.allies_at_least,
+        cond.allies_at_most is None or allies <= cond.allies_at_most,
+        cond.disabled is None or me.disabled == cond.disabled,
+    )
+    if not all(checks):
+        return False
+    if cond.target_in_reach is not None:
+        reach = target is not None and obs.melee_weapon_for(target.id) is not None
+        if reach != cond.target_in_reach:
+            return False
+    if cond.target_in_range is not None:
+        in_range = target is not None and obs.weapon_for(target.id)[0] is not None
+        if in_range != cond.target_in_range:
+            return False
+    return True
+
+
+def _match(options: tuple[Option, ...], rule: Rule, target: CombatantView | None) -> Option | None:
+    for opt in options:
+        parts = opt.id.split(":")
+        if parts[0] != rule.do:
+            continue
+        if rule.do in TARGETED:
+            if target is None or len(parts) < 2 or parts[1] != target.id:
+                continue
+            if rule.weapon is not None and (len(parts) < 3 or parts[2] != rule.weapon):
+                continue
+        return opt
+    return None
+
+
+class ScriptedPolicy:
+    """Plays a :class:`Script` (stateless and deterministic)."""
+
+    name = "scripted"
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self._fallback = HeuristicPolicy()
+
+    def decide(self, obs: Observation) -> TurnPlan:
+        options = obs.legal_options
+        for i, rule in enumerate(self.script.rules, 1):
+            target = _pick_target(obs, rule.target) if rule.do in TARGETED else None
+            if rule.do in TARGETED and target is None:
+                continue
+            if not _holds(rule.when, obs, target):
+                continue
+            opt = _match(options, rule, target)
+            if opt is not None:
+                return TurnPlan(opt.actions, f"règle {i} : {opt.label}")
+        if self.script.fallback == "wait":
+            return TurnPlan((WaitAction(),), "aucune règle applicable : attendre")
+        plan = self._fallback.decide(obs)
+        return TurnPlan(plan.actions, f"aucune règle applicable : heuristique ({plan.rationale})")
