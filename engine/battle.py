@@ -98,6 +98,10 @@ class Battle:
         self.by_id = {c.id: c for c in combatants}
         self.order: list[CombatantState] = []
         self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
+        #: the fight's identity for policies (the seed of a seeded RNG, else a fresh object)
+        self.fight_key: object = getattr(rng, "seed", None)
+        if self.fight_key is None:
+            self.fight_key = object()
 
     # -- helpers --------------------------------------------------------------
     def policy_for(self, actor: CombatantState) -> Policy:
@@ -240,6 +244,7 @@ class Battle:
             initiative_order=tuple(c.id for c in self.order),
             combatants=snapshot,
             last_turn_results=actor.last_results,
+            fight_key=self.fight_key,
         )
 
     # -- turn -----------------------------------------------------------------

@@ -203,6 +203,7 @@ class Observation:
         "acting_id",
         "actor",
         "combatants",
+        "fight_key",
         "gmap",
         "initiative_order",
         "last_turn_results",
@@ -220,7 +221,10 @@ class Observation:
         initiative_order: tuple[str, ...],
         combatants: tuple[CombatantView, ...],
         last_turn_results: tuple[ActionResult, ...],
+        fight_key: object = None,
     ) -> None:
+        #: identifies the fight (its seed when seeded): lets a policy reset per-fight state
+        self.fight_key = fight_key
         self.gmap = gmap
         self.round = round
         self.acting_id = acting_id

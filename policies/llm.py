@@ -1,0 +1,306 @@
+"""LLM policy: a language model chooses one option of the legal-options menu.
+
+The policy reaches a model only through the small :class:`ChatModel` protocol
+defined here; the harness builds concrete models (embedded llama.cpp,
+OpenAI-compatible HTTP, replay of a recorded session) and injects them.
+
+Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
+(static rules and the combatant's profile first, so a local model reuses its
+KV cache; then the situation and the menu), asks for a JSON object constrained
+by a schema whose ``option_id`` is an enum of the menu's ids, validates the
+answer with pydantic and plays the chosen option's actions. An invalid or
+unusable answer gets one retry with the validation error in the prompt; then
+the heuristic decides that turn and the fallback is counted with its reason.
+After ``breaker_threshold`` fallbacks in one fight the circuit breaker opens:
+the heuristic plays the rest of that fight without calling the model. Nothing a
+model says can crash a fight or make an illegal action reach the engine.
+
+Identical requests (same model, messages and schema) are answered from a
+decision cache without calling the model again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.actions import TurnPlan
+from engine.observation import Observation
+from policies.heuristic import HeuristicPolicy
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """What is asked of a model. ``key()`` hashes only the semantic fields."""
+
+    messages: tuple[ChatMessage, ...]
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int = 96
+    temperature: float = 0.0
+    seed: int = 0
+
+    def key(self, model_id: str) -> str:
+        payload = {
+            "model": model_id,
+            "messages": [[m.role, m.content] for m in self.messages],
+            "schema": self.json_schema,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "seed": self.seed,
+        }
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    text: str
+    tokens_in: int
+    tokens_out: int
+    latency_s: float
+    model: str
+
+
+class ChatModel(Protocol):
+    """Anything that completes a chat request."""
+
+    model_id: str
+
+    def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+class ModelError(Exception):
+    """A model could not answer (after the provider's own retries)."""
+
+
+class Decision(BaseModel):
+    """The JSON object the model must answer with."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    option_id: str
+    rationale: str | None = Field(default=None, max_length=300)
+
+
+@dataclass(slots=True)
+class Telemetry:
+    """Counters of LLM decisions; mergeable across processes.
+
+    ``latencies`` are wall-clock measurements: they vary from run to run, unlike
+    every other figure here.
+    """
+
+    decisions: int = 0
+    model_calls: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+
+    def fallback(self, reason: str) -> None:
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+
+    def merge(self, other: Telemetry) -> None:
+        self.decisions += other.decisions
+        self.model_calls += other.model_calls
+        self.retries += other.retries
+        self.cache_hits += other.cache_hits
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        for k, v in other.fallbacks.items():
+            self.fallbacks[k] = self.fallbacks.get(k, 0) + v
+        self.latencies += other.latencies
+
+    def to_dict(self) -> dict[str, Any]:
+        lat = sorted(self.latencies)
+        p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else None
+        return {
+            "decisions": self.decisions,
+            "model_calls": self.model_calls,
+            "retries": self.retries,
+            "cache_hits": self.cache_hits,
+            "fallbacks": dict(sorted(self.fallbacks.items())),
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "latency_p50_s": statistics.median(lat) if lat else None,
+            "latency_p95_s": p95,
+        }
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(PROMPTS)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def decision_schema(option_ids: list[str]) -> dict[str, Any]:
+    """JSON Schema of the answer: an option id from the menu, an optional rationale."""
+    return {
+        "type": "object",
+        "properties": {
+            "option_id": {"type": "string", "enum": option_ids},
+            "rationale": {"type": "string", "maxLength": 160},
+        },
+        "required": ["option_id"],
+        "additionalProperties": False,
+    }
+
+
+class LLMPolicy:
+    """Chooses among the legal options with a :class:`ChatModel`."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        retries: int = 1,
+        breaker_threshold: int = 3,
+        max_tokens: int = 96,
+        seed: int = 0,
+    ) -> None:
+        self.model = model
+        self.retries = retries
+        self.breaker_threshold = breaker_threshold
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.telemetry = Telemetry()
+        self._fallback = HeuristicPolicy()
+        self._cache: dict[str, tuple[str, str | None]] = {}
+        self._env = _environment()
+        self._fight: object = None
+        self._fight_fallbacks = 0
+
+    # -- prompt -----------------------------------------------------------------
+    def messages(self, obs: Observation, error: str | None = None) -> tuple[ChatMessage, ...]:
+        me = obs.actor
+        spec = me.static.profile.spec
+        profile = {
+            "id": me.id,
+            "name": spec.name,
+            "side": me.side,
+            "hp_max": spec.hp_max,
+            "ac": spec.ac.total,
+            "speed": me.speed_effective_ft,
+            "attacks": [
+                {
+                    "id": a.id,
+                    "name": a.name,
+                    "bonus": a.attack_bonus,
+                    "damage": " + ".join(d.formula for d in a.spec.damage),
+                    "range": a.range_increment_ft,
+                    "reach": a.reach_ft,
+                }
+                for a in me.attacks
+            ],
+        }
+        system = self._env.get_template("tactics/system.j2").render(me=profile)
+
+        def brief(c: Any) -> dict[str, Any]:
+            pair = obs.pair(c.id)
+            return {
+                "id": c.id,
+                "hp": c.hp,
+                "hp_max": c.static.profile.spec.hp_max,
+                "ac": c.static.profile.spec.ac.total,
+                "distance": pair.distance_ft,
+                "threatens": pair.target_threatens_me,
+            }
+
+        user = self._env.get_template("tactics/turn.j2").render(
+            round=obs.round,
+            me={**profile, "hp": me.hp, "pos": me.pos},
+            last_results=[r.to_dict() for r in obs.last_turn_results],
+            allies=[brief(c) for c in obs.allies()],
+            enemies=[brief(c) for c in obs.enemies()],
+            options=[{"id": o.id, "label": o.label} for o in obs.legal_options],
+            error=error,
+        )
+        return (ChatMessage("system", system), ChatMessage("user", user))
+
+    # -- decision ---------------------------------------------------------------
+    def _heuristic(self, obs: Observation, reason: str) -> TurnPlan:
+        self.telemetry.fallback(reason)
+        self._fight_fallbacks += 1
+        plan = self._fallback.decide(obs)
+        return TurnPlan(plan.actions, f"repli heuristique ({reason}) : {plan.rationale}")
+
+    def decide(self, obs: Observation) -> TurnPlan:
+        if obs.fight_key != self._fight:
+            self._fight, self._fight_fallbacks = obs.fight_key, 0
+        self.telemetry.decisions += 1
+        if self._fight_fallbacks >= self.breaker_threshold:
+            return self._heuristic(obs, "circuit_breaker")
+        options = obs.legal_options
+        ids = [o.id for o in options]
+        schema = decision_schema(ids)
+        error: str | None = None
+        for attempt in range(self.retries + 1):
+            request = ChatRequest(
+                self.messages(obs, error), schema, self.max_tokens, 0.0, self.seed
+            )
+            key = request.key(self.model.model_id)
+            cached = self._cache.get(key)
+            if cached is not None:
+                self.telemetry.cache_hits += 1
+                option_id, rationale = cached
+            else:
+                try:
+                    response = self.model.complete(request)
+                except ModelError:
+                    return self._heuristic(obs, "model_error")
+                self.telemetry.model_calls += 1
+                self.telemetry.tokens_in += response.tokens_in
+                self.telemetry.tokens_out += response.tokens_out
+                self.telemetry.latencies.append(response.latency_s)
+                parsed = _parse(response.text, ids)
+                if isinstance(parsed, str):
+                    error = parsed
+                    if attempt < self.retries:
+                        self.telemetry.retries += 1
+                    continue
+                option_id, rationale = parsed
+                self._cache[key] = parsed
+            option = options[ids.index(option_id)]
+            why = rationale or option.label
+            return TurnPlan(option.actions, f"{option.id} — {why}")
+        return self._heuristic(obs, "invalid_output")
+
+
+def _parse(text: str, ids: list[str]) -> tuple[str, str | None] | str:
+    """``(option_id, rationale)`` or a French description of what is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return "ce n'est pas du JSON valide"
+    try:
+        decision = Decision.model_validate(data)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or "réponse"
+        return f"champ « {where} » invalide ({first.get('type')})"
+    if decision.option_id not in ids:
+        return f"« {decision.option_id} » n'est pas un identifiant du menu"
+    rationale = decision.rationale.strip() if decision.rationale else None
+    return decision.option_id, rationale or None

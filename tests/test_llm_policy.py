@@ -1,0 +1,166 @@
+"""LLM policy logic with a scripted fake model (no network, no weights).
+
+These tests pin the policy's contract: schema-constrained choice among legal
+options, one retry with the error fed back, heuristic fallback counted by
+reason, circuit breaker per fight, decision cache, rationale in the transcript.
+Recorded sessions of real models (cassettes) come with the model providers.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from builders import make_map, make_profile, melee, ranged
+
+from engine.encounter import build_encounter
+from engine.runner import play_fight
+from harness.report import render_transcript
+from policies.heuristic import HeuristicPolicy
+from policies.llm import ChatRequest, ChatResponse, LLMPolicy, ModelError
+
+
+class FakeModel:
+    """Answers from a function of the request; records every request."""
+
+    model_id = "fake"
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.requests: list[ChatRequest] = []
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        text = self.answer(request, len(self.requests))
+        if isinstance(text, Exception):
+            raise text
+        return ChatResponse(text, 100, 10, 0.01, self.model_id)
+
+
+def _encounter():
+    gmap = make_map(
+        ["..........", "..........", ".........."],
+        zones=["A........B", "A.........", ".........B"],
+        deployment={"west": "A", "east": "B"},
+    )
+    archer = make_profile(
+        name="Archer", hp_max=20, attacks=[melee("dagger"), ranged("bow", inc=100)]
+    )
+    weak = make_profile(name="Weak", hp_max=3, attacks=[melee(dmg="1d2")])
+    strong = make_profile(name="Strong", hp_max=30, attacks=[melee(dmg="1d2")])
+    return build_encounter(gmap, [("west", [archer]), ("east", [strong, weak])])
+
+
+def _choose(prefix):
+    def answer(request, _n):
+        ids = request.json_schema["properties"]["option_id"]["enum"]
+        pick = next((i for i in ids if i.startswith(prefix)), ids[-1])
+        return json.dumps({"option_id": pick, "rationale": "le plus fragile d'abord"})
+
+    return answer
+
+
+def test_the_model_choice_is_played_and_explained():
+    model = FakeModel(_choose("full_attack:weak:bow"))
+    policy = LLMPolicy(model)
+    result = play_fight(
+        _encounter(), 3, {"west": policy, "east": HeuristicPolicy()}, round_cap=2, record=True
+    )
+    text = render_transcript(result.log)
+    assert "bow vs weak" in text
+    first = model.requests[0]
+    assert first.messages[0].role == "system" and first.messages[1].role == "user"
+    assert "full_attack:weak:bow" in first.json_schema["properties"]["option_id"]["enum"]
+    assert "Options légales" in first.messages[1].content
+    assert policy.telemetry.decisions >= 1 and policy.telemetry.fallbacks == {}
+
+
+def test_rationale_reaches_the_plan():
+    model = FakeModel(_choose("full_attack:weak:bow"))
+    policy = LLMPolicy(model)
+    plans = []
+
+    class Spy:
+        def decide(self, obs):
+            plan = policy.decide(obs)
+            plans.append(plan)
+            return plan
+
+    play_fight(_encounter(), 3, {"west": Spy(), "east": HeuristicPolicy()}, round_cap=1)
+    assert plans[0].rationale == "full_attack:weak:bow — le plus fragile d'abord"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["not json", json.dumps({"option_id": "fly:away"}), json.dumps({"choice": "wait"})],
+)
+def test_invalid_answer_gets_one_retry_with_the_error_then_succeeds(bad):
+    answers = iter([bad, json.dumps({"option_id": "wait"})])
+    model = FakeModel(lambda _r, _n: next(answers))
+    policy = LLMPolicy(model)
+    play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()}, round_cap=1)
+    assert len(model.requests) == 2
+    assert "Ta réponse précédente était invalide" in model.requests[1].messages[1].content
+    assert policy.telemetry.retries == 1 and policy.telemetry.fallbacks == {}
+
+
+class _Once:
+    """Uses the LLM policy for the first decision only, then waits."""
+
+    def __init__(self, policy):
+        self.policy = policy
+        self.used = False
+
+    def decide(self, obs):
+        if self.used:
+            from engine.actions import TurnPlan, WaitAction
+
+            return TurnPlan((WaitAction(),))
+        self.used = True
+        return self.policy.decide(obs)
+
+
+def test_two_invalid_answers_fall_back_to_the_heuristic():
+    model = FakeModel(lambda _r, _n: "garbage")
+    policy = LLMPolicy(model)
+    play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()}, round_cap=1)
+    assert len(model.requests) == 2
+    assert policy.telemetry.fallbacks == {"invalid_output": 1}
+
+
+def test_model_errors_fall_back_and_open_the_circuit_breaker_per_fight():
+    model = FakeModel(lambda _r, _n: ModelError("boom"))
+    policy = LLMPolicy(model, breaker_threshold=2)
+    result = play_fight(_encounter(), 1, {"west": policy, "east": HeuristicPolicy()}, round_cap=6)
+    assert len(model.requests) == 2  # then the breaker stops calling the model
+    assert policy.telemetry.fallbacks["model_error"] == 2
+    assert policy.telemetry.fallbacks.get("circuit_breaker", 0) >= 1
+    assert all(r.ok for c in result.combatants for r in c.last_results)
+    play_fight(_encounter(), 2, {"west": policy, "east": HeuristicPolicy()}, round_cap=1)
+    assert len(model.requests) == 3  # a new fight closes the breaker
+
+
+def test_identical_situations_hit_the_decision_cache():
+    model = FakeModel(_choose("wait"))
+    policy = LLMPolicy(model)
+    enc = _encounter()
+    for _ in range(2):
+        play_fight(enc, 5, {"west": policy, "east": HeuristicPolicy()}, round_cap=1)
+    assert policy.telemetry.cache_hits >= 1
+    assert policy.telemetry.model_calls == len(model.requests)
+
+
+def test_static_prefix_comes_first_and_does_not_change_between_turns():
+    model = FakeModel(_choose("wait"))
+    policy = LLMPolicy(model)
+    play_fight(_encounter(), 5, {"west": policy, "east": HeuristicPolicy()}, round_cap=3)
+    systems = {r.messages[0].content for r in model.requests}
+    assert len(systems) == 1
+    assert len({r.messages[1].content for r in model.requests}) == len(model.requests)
+
+
+def test_request_key_ignores_nothing_semantic():
+    a = ChatRequest((), {"x": 1}, 10, 0.0, 1)
+    assert a.key("m") == ChatRequest((), {"x": 1}, 10, 0.0, 1).key("m")
+    assert a.key("m") != a.key("n")
+    assert a.key("m") != ChatRequest((), {"x": 2}, 10, 0.0, 1).key("m")
