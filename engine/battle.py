@@ -252,7 +252,10 @@ class Battle:
         actor.charging = False
         actor.moved_this_turn = False
         obs = self.observe(actor)
-        plan = self.policy_for(actor).decide(obs)
+        policy = self.policy_for(actor)
+        plan = policy.decide(obs)
+        if self.log is not None and plan.rationale and getattr(policy, "explain", False):
+            self.note(actor, f"raisonnement : {plan.rationale}")
         actions = plan.actions
         kept, results = filter_plan(actions, staggered=actor.disabled)
         out: list[ActionResult] = []

@@ -194,6 +194,7 @@ class ReportModel(_M):
     draws: DrawRow
     rounds: RoundsRow
     combatants: list[CombatantRow]
+    llm: dict[str, Any] | None = None
 
     def __init__(self, **data: Any) -> None:
         if "schema" in data:

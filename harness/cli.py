@@ -26,8 +26,10 @@ from engine.maps import GameMap, load_map
 from engine.runner import combatant_infos, play_fight
 from engine.stats import build_report
 from harness.encounter_file import load_encounter_file
-from harness.parallel import policy_source, simulate
+from harness.models import RecordingModel
+from harness.parallel import PolicySet, policy_source, simulate
 from harness.report import render_report, render_transcript
+from policies.llm import ChatModel
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 SIDE_SEP = "\x1f"
@@ -207,7 +209,7 @@ def simulate_cmd(
         typer.Option(
             "--policy",
             help=(
-                "Politique d'un camp : CAMP=heuristic ou CAMP=scripted:SCRIPT.yaml "
+                "Politique d'un camp : CAMP=heuristic, CAMP=scripted:SCRIPT.yaml ou CAMP=llm "
                 "(défaut : heuristic). À répéter pour chaque camp."
             ),
             metavar="SIDE=POLICY",
@@ -262,6 +264,25 @@ def simulate_cmd(
             click_type=FrenchInt(1),
         ),
     ] = 1,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help=(
+                "Modèle des politiques llm : local (défaut), local:qwen-0.5b, gguf:CHEMIN ou "
+                "replay:CASSETTE.json."
+            ),
+            metavar="MODEL",
+        ),
+    ] = "local",
+    record: Annotated[
+        str | None,
+        typer.Option(
+            "--record",
+            help="Enregistre les échanges avec le modèle dans une cassette (un seul processus).",
+            metavar="CASSETTE",
+        ),
+    ] = None,
 ) -> None:
     setup = _setup(map_path, side, encounter_path, policy)
     runs = runs if runs is not None else setup.runs
@@ -269,8 +290,26 @@ def simulate_cmd(
     round_cap = round_cap if round_cap is not None else setup.round_cap
     simple_monster_death = simple_monster_death or setup.simple_monster_death
     encounter, specs = setup.encounter, setup.policies
+    uses_llm = any(spec.kind == "llm" for spec in specs)
+    recorders: list[RecordingModel] = []
+    policy_set: PolicySet | None = None
+    if record is not None:
+        if not uses_llm:
+            raise UserError("--record n'a de sens qu'avec une politique llm (--policy CAMP=llm)")
+        if workers > 1:
+            raise UserError("--record enregistre dans un seul processus : retirez --workers")
+        command = " ".join(["uv run pf1e-sim", *sys.argv[1:]]) if sys.argv[1:] else ""
+
+        def wrap(inner: ChatModel) -> ChatModel:
+            rec = RecordingModel(inner, Path(record), command)
+            recorders.append(rec)
+            return rec
+
+        policy_set = PolicySet(specs, model, wrap)
+    elif uses_llm and workers <= 1:
+        policy_set = PolicySet(specs, model)
     with _Progress(runs) as bar:
-        tally = simulate(
+        outcome = simulate(
             encounter,
             runs=runs,
             seed=seed,
@@ -279,6 +318,8 @@ def simulate_cmd(
             workers=workers,
             progress=bar.update,
             policies=specs,
+            model=model,
+            policy_set=policy_set,
         )
     options: dict[str, Any] = {
         "map_file": setup.map_path,
@@ -295,9 +336,11 @@ def simulate_cmd(
         runs=runs,
         seed=seed,
         round_cap=round_cap,
-        summaries=tally,
+        summaries=outcome.tally,
         options=options,
     )
+    if outcome.telemetry is not None:
+        report["llm"] = {"model": model, **outcome.telemetry.to_dict()}
     if json_path is not None:
         try:
             Path(json_path).write_text(
@@ -310,13 +353,18 @@ def simulate_cmd(
         fight = play_fight(
             encounter,
             seed,
-            policy_source(specs),
+            policy_set or policy_source(specs, model),
             round_cap=round_cap,
             monsters_die_at_zero=simple_monster_death,
             record=True,
         )
         assert fight.log is not None
         out.append(render_transcript(fight.log))
+    for rec in recorders:
+        try:
+            rec.save()
+        except OSError as err:
+            raise UserError(f"{record} : écriture impossible : {os_error_fr(err)}") from None
     out.append(render_report(report))
     sys.stdout.write("\n".join(out))
 

@@ -18,65 +18,151 @@ import dataclasses
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 
 from engine.battle import Policy
 from engine.encounter import Encounter
 from engine.runner import run_range
 from engine.state import CombatantState
 from engine.stats import Tally
+from policies.llm import ChatModel, LLMPolicy, Telemetry
 from policies.registry import HEURISTIC, PolicySpec, build_policy
 
 ProgressFn = Callable[[int], None]
-PolicyFor = Callable[[CombatantState], Policy]
 
 #: fights the parent plays before forking, so that workers inherit warm caches
 WARMUP_FIGHTS = 40
 
-_WORKER: tuple[Encounter, tuple[PolicySpec, ...]] | None = None
+_WORKER: tuple[Encounter, tuple[PolicySpec, ...], str | None] | None = None
 
 
-def policy_source(specs: Sequence[PolicySpec]) -> PolicyFor:
-    """Policies for one process: one object per distinct spec, chosen by combatant index."""
-    built: dict[int, Policy] = {}
-    cache: dict[tuple[str, str | None], Policy] = {}
-    for i, spec in enumerate(specs):
-        key = (spec.kind, spec.script_path)
-        if key not in cache:
-            cache[key] = build_policy(spec)
-        built[i] = cache[key]
+class PolicySet:
+    """The policies of one process: one object per distinct spec, chosen by index."""
 
-    def pick(actor: CombatantState) -> Policy:
-        return built[actor.index]
+    def __init__(
+        self,
+        specs: Sequence[PolicySpec],
+        model: str | None = None,
+        wrap: Callable[[ChatModel], ChatModel] | None = None,
+    ) -> None:
+        models: dict[str, ChatModel] = {}
 
-    return pick
+        def factory(name: str | None) -> ChatModel:
+            key = name or model or "local"
+            if key not in models:
+                from harness.models import open_model
+
+                opened: ChatModel = open_model(key)
+                models[key] = wrap(opened) if wrap is not None else opened
+            return models[key]
+
+        cache: dict[tuple[str, str | None, str | None], Policy] = {}
+        self._by_index: dict[int, Policy] = {}
+        for i, spec in enumerate(specs):
+            key = (spec.kind, spec.script_path, spec.model)
+            if key not in cache:
+                cache[key] = build_policy(spec, factory)
+            self._by_index[i] = cache[key]
+        self._distinct = list(cache.values())
+        self.models = models
+
+    def __call__(self, actor: CombatantState) -> Policy:
+        return self._by_index[actor.index]
+
+    def telemetry(self) -> Telemetry | None:
+        """Merged telemetry of the LLM policies, or ``None`` when none plays."""
+        found = [p.telemetry for p in self._distinct if isinstance(p, LLMPolicy)]
+        if not found:
+            return None
+        total = Telemetry()
+        for t in found:
+            total.merge(t)
+        return total
+
+
+def policy_source(specs: Sequence[PolicySpec], model: str | None = None) -> PolicySet:
+    """Policies for one process (see :class:`PolicySet`)."""
+    return PolicySet(specs, model)
 
 
 def heuristic_everywhere(encounter: Encounter) -> tuple[PolicySpec, ...]:
     return (HEURISTIC,) * len(encounter.placements)
 
 
-def _init_worker(encounter: Encounter, specs: tuple[PolicySpec, ...]) -> None:
-    global _WORKER  # noqa: PLW0603 - per-process copy of what to play
-    _WORKER = (encounter, specs)
+def _init_worker(
+    encounter: Encounter, specs: tuple[PolicySpec, ...], model: str | None = None
+) -> None:
+    global _WORKER, _POLICIES  # noqa: PLW0603 - per-process copy of what to play
+    _WORKER = (encounter, specs, model)
+    _POLICIES = None
+
+
+_POLICIES: PolicySet | None = None
+
+
+def _process_policies() -> PolicySet:
+    """This process's policies, built once (a local model loads once per process)."""
+    global _POLICIES  # noqa: PLW0603
+    assert _WORKER is not None
+    if _POLICIES is None:
+        _POLICIES = PolicySet(_WORKER[1], _WORKER[2])
+    return _POLICIES
 
 
 def _run_chunk(
     seed: int, start: int, stop: int, round_cap: int, monsters_die_at_zero: bool
-) -> Tally:
+) -> tuple[Tally, Telemetry | None]:
     assert _WORKER is not None
-    enc, specs = _WORKER
+    enc = _WORKER[0]
+    policies = _process_policies()
+    before = policies.telemetry()
     tally = Tally(len(enc.sides), len(enc.placements))
     for summary in run_range(
         enc,
         seed,
         start,
         stop,
-        policy_source(specs),
+        policies,
         round_cap=round_cap,
         monsters_die_at_zero=monsters_die_at_zero,
     ):
         tally.add(summary)
-    return tally
+    after = policies.telemetry()
+    return tally, _difference(after, before)
+
+
+def _difference(after: Telemetry | None, before: Telemetry | None) -> Telemetry | None:
+    """Telemetry gathered between two snapshots of the same process."""
+    if after is None:
+        return None
+    if before is None:
+        return after
+    return Telemetry(
+        decisions=after.decisions - before.decisions,
+        model_calls=after.model_calls - before.model_calls,
+        retries=after.retries - before.retries,
+        cache_hits=after.cache_hits - before.cache_hits,
+        tokens_in=after.tokens_in - before.tokens_in,
+        tokens_out=after.tokens_out - before.tokens_out,
+        fallbacks={k: v - before.fallbacks.get(k, 0) for k, v in after.fallbacks.items()},
+        latencies=after.latencies[len(before.latencies) :],
+    )
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """What a series of fights produced: the tally and the LLM telemetry (if any)."""
+
+    tally: Tally
+    telemetry: Telemetry | None = None
+
+    def add(self, part: tuple[Tally, Telemetry | None]) -> None:
+        tally, telemetry = part
+        self.tally.merge(tally)
+        if telemetry is not None:
+            if self.telemetry is None:
+                self.telemetry = Telemetry()
+            self.telemetry.merge(telemetry)
 
 
 def simulate(
@@ -89,11 +175,19 @@ def simulate(
     workers: int = 1,
     progress: ProgressFn | None = None,
     policies: Sequence[PolicySpec] | None = None,
-) -> Tally:
-    """Tally of runs ``0 … runs − 1`` (run ``i`` seeded with ``seed + i``)."""
+    model: str | None = None,
+    policy_set: PolicySet | None = None,
+) -> RunOutcome:
+    """Runs ``0 … runs − 1`` (run ``i`` seeded with ``seed + i``).
+
+    ``model`` is the default model string of ``llm`` policies. ``policy_set``
+    (single process only) lets the caller keep the built policies, e.g. to save
+    a recorded session afterwards.
+    """
     specs = tuple(policies) if policies is not None else heuristic_everywhere(encounter)
-    tally = Tally(len(encounter.sides), len(encounter.placements))
-    if workers <= 1 or runs < 2:
+    outcome = RunOutcome(Tally(len(encounter.sides), len(encounter.placements)))
+    if workers <= 1 or runs < 2 or policy_set is not None:
+        chosen = policy_set or PolicySet(specs, model)
         step = max(1, runs // 100)
         for i, summary in enumerate(
             run_range(
@@ -101,21 +195,24 @@ def simulate(
                 seed,
                 0,
                 runs,
-                policy_source(specs),
+                chosen,
                 round_cap=round_cap,
                 monsters_die_at_zero=monsters_die_at_zero,
             ),
             1,
         ):
-            tally.add(summary)
+            outcome.tally.add(summary)
             if progress is not None and (i % step == 0 or i == runs):
                 progress(i)
-        return tally
+        outcome.telemetry = chosen.telemetry()
+        return outcome
     workers = min(workers, runs)
     if "fork" in multiprocessing.get_all_start_methods():
-        return _simulate_forked(
-            encounter, specs, tally, runs, seed, round_cap, monsters_die_at_zero, workers, progress
-        )
+        _simulate_forked(
+            encounter, specs, model, outcome, runs, seed, round_cap, monsters_die_at_zero,
+            workers, progress,
+        )  # fmt: skip
+        return outcome
     chunk = max(1, min(250, -(-runs // (workers * 4))))
     bounds = [(s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
     clean = dataclasses.replace(encounter, gmap=dataclasses.replace(encounter.gmap, cache={}))
@@ -123,59 +220,59 @@ def simulate(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(clean, specs),
+        initargs=(clean, specs, model),
     ) as pool:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds
         ]
         for fut in as_completed(futures):
-            tally.merge(fut.result())
+            outcome.add(fut.result())
             if progress is not None:
-                progress(tally.fights)
-    return tally
+                progress(outcome.tally.fights)
+    return outcome
 
 
 def _simulate_forked(
     encounter: Encounter,
     specs: tuple[PolicySpec, ...],
-    tally: Tally,
+    model: str | None,
+    outcome: RunOutcome,
     runs: int,
     seed: int,
     round_cap: int,
     monsters_die_at_zero: bool,
     workers: int,
     progress: ProgressFn | None,
-) -> Tally:
+) -> None:
     """The parent is one of the ``workers``: it warms the map's geometry caches on
     the first runs, forks ``workers − 1`` children that inherit them, then plays
     whichever queued chunks no child has started yet."""
-    _init_worker(encounter, specs)
+    _init_worker(encounter, specs, model)
     warm = min(runs, WARMUP_FIGHTS)
-    tally.merge(_run_chunk(seed, 0, warm, round_cap, monsters_die_at_zero))
+    outcome.add(_run_chunk(seed, 0, warm, round_cap, monsters_die_at_zero))
     if progress is not None:
-        progress(tally.fights)
+        progress(outcome.tally.fights)
     rest = runs - warm
     if rest <= 0:
-        return tally
+        return
     chunk = max(1, min(250, -(-rest // (workers * 4))))
     bounds = [(s, min(runs, s + chunk)) for s in range(warm, runs, chunk)]
     with ProcessPoolExecutor(
         max_workers=max(1, workers - 1),
         mp_context=multiprocessing.get_context("fork"),
         initializer=_init_worker,
-        initargs=(encounter, specs),
+        initargs=(encounter, specs, model),
     ) as pool:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds
         ]
         for (a, b), fut in zip(reversed(bounds), reversed(futures), strict=True):
             if fut.cancel():  # not started by a child: the parent plays it
-                tally.merge(_run_chunk(seed, a, b, round_cap, monsters_die_at_zero))
+                outcome.add(_run_chunk(seed, a, b, round_cap, monsters_die_at_zero))
                 if progress is not None:
-                    progress(tally.fights)
+                    progress(outcome.tally.fights)
         for fut in futures:
             if not fut.cancelled():
-                tally.merge(fut.result())
+                outcome.add(fut.result())
                 if progress is not None:
-                    progress(tally.fights)
-    return tally
+                    progress(outcome.tally.fights)

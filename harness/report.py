@@ -76,6 +76,20 @@ def render_report(report: dict[str, Any]) -> str:
         for c in report["combatants"]
     ]
     lines += table(headers, rows, right=set(range(2, 9)))
+    llm = report.get("llm")
+    if llm:
+        lines += ["", f"=== Télémétrie LLM ({llm['model']}) ==="]
+        fallbacks = ", ".join(f"{k} {v}" for k, v in llm["fallbacks"].items()) or "aucun"
+        lines.append(
+            f"Décisions : {llm['decisions']} ; appels au modèle : {llm['model_calls']} ; "
+            f"cache : {llm['cache_hits']} ; relances : {llm['retries']} ; replis : {fallbacks}"
+        )
+        lines.append(f"Jetons : {llm['tokens_in']} en entrée, {llm['tokens_out']} en sortie")
+        if llm["latency_p50_s"] is not None:
+            lines.append(
+                f"Latence par appel (mesurée) : médiane {llm['latency_p50_s']:.2f} s, "
+                f"p95 {llm['latency_p95_s']:.2f} s"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -170,6 +170,8 @@ class LLMPolicy:
     """Chooses among the legal options with a :class:`ChatModel`."""
 
     name = "llm"
+    #: the rationale of each decision is written in the transcript
+    explain = True
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Policy specifications: ``heuristic`` or ``scripted:PATH``, parsed and built.
+"""Policy specifications: ``heuristic``, ``scripted:PATH`` or ``llm[:MODEL]``, parsed and built.
 
 A :class:`PolicySpec` is plain, picklable data (the script is already loaded and
 validated), so worker processes can rebuild the same policies.
@@ -7,15 +7,17 @@ validated), so worker processes can rebuild the same policies.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.battle import Policy
 from engine.errors import DataError, suggestion
 from policies.heuristic import HeuristicPolicy
+from policies.llm import ChatModel, LLMPolicy
 from policies.scripted import Script, ScriptedPolicy, load_script
 
-KINDS = ("heuristic", "scripted")
+KINDS = ("heuristic", "scripted", "llm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,9 +27,16 @@ class PolicySpec:
     kind: str
     script_path: str | None = None
     script: Script | None = None
+    #: for ``llm``: the model string (``local``, ``gguf:PATH``, ``replay:PATH``…), or
+    #: ``None`` for the run's default model
+    model: str | None = None
 
     def __str__(self) -> str:
-        return self.kind if self.script_path is None else f"{self.kind}:{self.script_path}"
+        if self.script_path is not None:
+            return f"{self.kind}:{self.script_path}"
+        if self.model is not None:
+            return f"{self.kind}:{self.model}"
+        return self.kind
 
 
 HEURISTIC = PolicySpec("heuristic")
@@ -50,17 +59,22 @@ def parse_policy_spec(text: str, base_dir: Path | None = None) -> PolicySpec:
         shown = os.path.normpath(path)
         return PolicySpec("scripted", shown, load_script(shown))
     if kind == "llm":
-        raise DataError(
-            "la politique « llm » n'est pas encore disponible (choix : heuristic, scripted:CHEMIN)"
-        )
+        return PolicySpec("llm", model=arg or None)
     raise DataError(
         f"politique inconnue « {text} »{suggestion(kind, KINDS)} (choix : heuristic, "
-        "scripted:CHEMIN)"
+        "scripted:CHEMIN, llm, llm:MODELE)"
     )
 
 
-def build_policy(spec: PolicySpec) -> Policy:
+def build_policy(
+    spec: PolicySpec, model_factory: Callable[[str | None], ChatModel] | None = None
+) -> Policy:
+    """The policy object of a spec; ``llm`` needs the harness's ``model_factory``."""
     if spec.kind == "scripted":
         assert spec.script is not None
         return ScriptedPolicy(spec.script)
+    if spec.kind == "llm":
+        if model_factory is None:
+            raise DataError("la politique « llm » a besoin d'un modèle (--model)")
+        return LLMPolicy(model_factory(spec.model))
     return HeuristicPolicy()

@@ -179,7 +179,9 @@ def test_scripted_encounter_is_identical_for_any_worker_count(capsys):
     ("args", "needle"),
     [
         (["--policy", "monsters=llama"], "politique inconnue"),
-        (["--policy", "monsters=llm"], "pas encore disponible"),
+        (["--policy", "monsters=llm", "--model", "replay:nope.json"], "cassette introuvable"),
+        (["--policy", "monsters=llm", "--model", "martian"], "modèle inconnu"),
+        (["--record", "x.json"], "--record n'a de sens"),
         (["--policy", "monsters"], "CAMP=POLITIQUE"),
         (["--policy", "dragons=heuristic"], "camp inconnu « dragons »"),
         (["--policy", "monsters=scripted:nope.yaml"], "fichier introuvable"),

