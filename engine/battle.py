@@ -190,16 +190,19 @@ class Battle:
                     over = True
                     break
         standing = self.sides_standing()
+        unit = "rounds" if self.round > 1 else "round"
         if over and len(standing) == 1:
             winner = standing[0]
-            unit = "rounds" if self.round > 1 else "round"
             self.raw(f"combat terminé : victoire de {winner} en {self.round} {unit}")
+        elif over:
+            self.raw(
+                f"combat terminé : nul, tous les camps sont hors de combat en {self.round} {unit}"
+            )
         else:
-            unit = "rounds" if self.round_cap > 1 else "round"
             self.raw(f"combat terminé : nul (plafond de {self.round_cap} {unit} atteint)")
         return FightResult(
             winner,
-            self.round if winner else self.round_cap,
+            self.round,
             tuple(self.combatants),
             tuple(self.log) if self.log is not None else None,
         )
@@ -278,10 +281,12 @@ class Battle:
                 result.ok
                 and was_disabled
                 and actor.hp == 0
-                and SLOT_OF_KIND[action.kind] is Slot.STANDARD
+                and (SLOT_OF_KIND[action.kind] is Slot.STANDARD or action.kind == "withdraw")
             ):
                 lose_hp(actor, 1)
-                self.note(actor, "s'épuise en agissant : -1 pv, mourant")
+                if self.log is not None:
+                    self.note(actor, "s'épuise en agissant : -1 pv")
+                    self.state_change(actor)
         actor.last_results = tuple(out)
 
     def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
@@ -448,8 +453,15 @@ class Battle:
 
     def _do_withdraw(self, actor: CombatantState) -> ActionResult:
         enemies = self.hostile_cells(actor)
+        # Restricted withdraw (SRD): a creature limited to one action (disabled)
+        # withdraws as a standard action, up to its (halved) speed instead of 2×.
         path = withdraw_path(
-            self.gmap, actor.pos, enemies, actor.speed_ft, self.creature_cells(actor)
+            self.gmap,
+            actor.pos,
+            enemies,
+            actor.speed_ft,
+            self.creature_cells(actor),
+            restricted=actor.disabled,
         )
         self._walk(actor, path.cells, "retraite")
         return ActionResult("withdraw", True)

@@ -386,7 +386,9 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
     bypass: set[str] = set()
     for comp in spec.damage:
         types = tuple(comp.types)
-        physical = not types or any(t in PHYSICAL_TYPES or t in BYPASS_PROPERTIES for t in types)
+        physical = not types or any(
+            t in PHYSICAL_TYPES or t in BYPASS_PROPERTIES or t == "untyped" for t in types
+        )
         parts.append(DamagePart(compile_dice(comp.formula), types, physical))
         if physical:
             bypass.update(types)

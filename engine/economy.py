@@ -4,7 +4,8 @@ A turn allows one standard action and one move action, or one full-round action,
 plus one swift action and free actions. A move action may take the place of the
 standard action (so ``(move, move)`` is legal). A 5-foot step is free but
 excludes any other movement in the turn. A disabled (staggered) creature gets a
-single move *or* standard action and no full-round action.
+single move *or* standard action and no full-round action, except the
+restricted withdraw, a standard action.
 
 Filtering is greedy and stable: actions are taken in the policy's order, each
 kept while its slot is free; the others are answered with
@@ -50,6 +51,8 @@ def filter_plan(
     for action in actions:
         kind = action.kind
         slot = SLOT_OF_KIND[kind]
+        if staggered and kind == "withdraw":
+            slot = Slot.STANDARD  # restricted withdraw (SRD): a standard action at 1× speed
         if staggered:
             if slot is Slot.FULL_ROUND:
                 drop(action, Reason.DOWNGRADED_STAGGERED)

@@ -68,6 +68,7 @@ def build_encounter(
     deployment = gmap.deployment
     given = dict(sides)
     counts: dict[str, int] = {}
+    used: set[str] = set()
     placements: list[Placement] = []
     for side, letter in deployment.items():
         cells = gmap.zone_cells(letter)
@@ -81,6 +82,10 @@ def build_encounter(
             base = profile.base_id
             counts[base] = counts.get(base, 0) + 1
             ident = base if counts[base] == 1 else f"{base}-{counts[base]}"
+            while ident in used:  # « Orc 2 » next to two « Orc »: keep every id unique
+                counts[base] += 1
+                ident = f"{base}-{counts[base]}"
+            used.add(ident)
             placements.append(Placement(ident, side, profile, cell))
     return Encounter(gmap, tuple(deployment), tuple(placements))
 

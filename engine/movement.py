@@ -350,12 +350,15 @@ def withdraw_path(
     enemies: Collection[Cell],
     speed_ft: int,
     occupied: Container[Cell],
+    *,
+    restricted: bool = False,
 ) -> Path:
-    """Greedy retreat up to 2× speed away from the nearest enemies (may be empty)."""
+    """Greedy retreat up to 2× speed (1× for a restricted withdraw) away from the
+    nearest enemies (may be empty)."""
     if not enemies:
         return Path((), (), 0)
     field = cost_field(gmap, enemies)
-    budget = (2 * speed_ft) // 5
+    budget = (speed_ft if restricted else 2 * speed_ft) // 5
     nbrs = neighbours(gmap)
     cells: list[Cell] = []
     costs: list[int] = []

@@ -20,7 +20,7 @@ from engine.actions import ActionResult
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import distance_ft
 from engine.los import cover_bonus, has_line_of_effect
-from engine.maps import Cell, GameMap
+from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import ChargeResult, charge_path, path_toward, step_toward
 from engine.reach import melee_reach_ft, range_penalty, weapon_for
 
@@ -28,6 +28,34 @@ if TYPE_CHECKING:
     from engine.options import Option
 
 SCHEMA_ID = "pf1e-sim/observation@1"
+
+
+@dataclass(frozen=True, slots=True)
+class MapView:
+    """What a policy may know of the map: layers and terrain semantics, read-only."""
+
+    name: str
+    height: int
+    width: int
+    terrain: tuple[str, ...]
+    elevation: tuple[str, ...]
+    terrain_types: tuple[TerrainType, ...]
+
+    @staticmethod
+    def of(gmap: GameMap) -> MapView:
+        cached = gmap.cache.get("map_view")
+        if isinstance(cached, MapView):
+            return cached
+        view = MapView(
+            gmap.name,
+            gmap.height,
+            gmap.width,
+            gmap.terrain_rows,
+            gmap.elevation_rows,
+            gmap.terrain_types,
+        )
+        gmap.cache["map_view"] = view
+        return view
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +224,7 @@ class Observation:
         "_by_id",
         "_cache",
         "_charge",
+        "_gmap",
         "_move_cost",
         "_options",
         "_pairs",
@@ -204,9 +233,9 @@ class Observation:
         "actor",
         "combatants",
         "fight_key",
-        "gmap",
         "initiative_order",
         "last_turn_results",
+        "map",
         "round",
     )
 
@@ -225,7 +254,10 @@ class Observation:
     ) -> None:
         #: identifies the fight (its seed when seeded): lets a policy reset per-fight state
         self.fight_key = fight_key
-        self.gmap = gmap
+        #: engine-private: the map with its geometry caches (policies use ``map``)
+        self._gmap = gmap
+        #: read-only description of the map
+        self.map = MapView.of(gmap)
         self.round = round
         self.acting_id = acting_id
         self.initiative_order = initiative_order
@@ -259,7 +291,7 @@ class Observation:
     # -- per-pair facts -----------------------------------------------------
     def distance_ft(self, target_id: str) -> int:
         """5-10-5 distance in feet from the actor to ``target_id`` (cheap)."""
-        return distance_ft(self.gmap, self.actor.cell, self._by_id[target_id].cell)
+        return distance_ft(self._gmap, self.actor.cell, self._by_id[target_id].cell)
 
     def charge(self, target_id: str) -> ChargeResult:
         """Charge feasibility against ``target_id`` (same rule as the engine)."""
@@ -267,7 +299,7 @@ class Observation:
         if res is None:
             me, tgt = self.actor, self._by_id[target_id]
             res = charge_path(
-                self.gmap,
+                self._gmap,
                 me.cell,
                 tgt.cell,
                 me.attacks,
@@ -283,7 +315,7 @@ class Observation:
         res = self._cache.get(key)
         if res is None:
             me, tgt = self.actor, self._by_id[target_id]
-            res = weapon_for(self.gmap, me.cell, tgt.cell, me.attacks)
+            res = weapon_for(self._gmap, me.cell, tgt.cell, me.attacks)
             self._cache[key] = res
         return res  # type: ignore[return-value]
 
@@ -293,7 +325,7 @@ class Observation:
         if key not in self._cache:
             me, tgt = self.actor, self._by_id[target_id]
             self._cache[key] = weapon_for(
-                self.gmap, me.cell, tgt.cell, me.attacks, melee_only=True
+                self._gmap, me.cell, tgt.cell, me.attacks, melee_only=True
             )[0]
         return self._cache[key]  # type: ignore[return-value]
 
@@ -311,7 +343,7 @@ class Observation:
                 and self.melee_weapon_for(target_id) is None
             ):
                 _cell, ok = step_toward(
-                    self.gmap, me.cell, tgt.cell, me.attacks, self._occupied(me.id)
+                    self._gmap, me.cell, tgt.cell, me.attacks, self._occupied(me.id)
                 )
             self._cache[key] = ok
         return self._cache[key]  # type: ignore[return-value]
@@ -323,7 +355,7 @@ class Observation:
             return 0
         me, tgt = self.actor, self._by_id[target_id]
         return cover_bonus(
-            self.gmap,
+            self._gmap,
             me.cell,
             tgt.cell,
             melee=weapon.is_melee,
@@ -335,7 +367,7 @@ class Observation:
         pv = self._pairs.get(target_id)
         if pv is not None:
             return pv
-        gmap = self.gmap
+        gmap = self._gmap
         me, tgt = self.actor, self._by_id[target_id]
         dist = distance_ft(gmap, me.cell, tgt.cell)
         weapon, reason = self.weapon_for(target_id)
@@ -381,15 +413,15 @@ class Observation:
         reach = melee_reach_ft(me.attacks)
         hostile = {c.cell for c in self.combatants if c.active and c.side != me.side}
         path = path_toward(
-            self.gmap, me.cell, tgt.cell, reach, occupied=self._occupied(me.id), hostile=hostile
+            self._gmap, me.cell, tgt.cell, reach, occupied=self._occupied(me.id), hostile=hostile
         )
         result: int | None
         if path is None:
-            in_reach = 0 < distance_ft(self.gmap, me.cell, tgt.cell) <= reach
+            in_reach = 0 < distance_ft(self._gmap, me.cell, tgt.cell) <= reach
             result = 0 if in_reach else None
         else:
             last = path.cells[-1] if path.cells else me.cell
-            ok = 0 < distance_ft(self.gmap, last, tgt.cell) <= reach
+            ok = 0 < distance_ft(self._gmap, last, tgt.cell) <= reach
             result = 5 * path.cost if ok else None
         self._move_cost[target_id] = result
         return result
@@ -398,7 +430,7 @@ class Observation:
     def threatened(self) -> tuple[tuple[bool, ...], ...]:
         """Grid of squares threatened in melee by the actor's active enemies."""
         if self._threatened is None:
-            gmap = self.gmap
+            gmap = self._gmap
             grid = [[False] * gmap.width for _ in range(gmap.height)]
             for enemy in self.enemies():
                 reach = max((a.reach_ft for a in enemy.attacks if a.is_melee), default=0)
@@ -455,11 +487,11 @@ class Observation:
             "combatants": [c.to_dict() for c in self.combatants],
             "pairs": pairs,
             "map": {
-                "name": self.gmap.name,
+                "name": self._gmap.name,
                 "square_size_ft": 5,
-                "terrain": list(self.gmap.terrain_rows),
-                "elevation": list(self.gmap.elevation_rows),
-                "terrain_semantics": {t.char: t.to_dict() for t in self.gmap.terrain_types},
+                "terrain": list(self._gmap.terrain_rows),
+                "elevation": list(self._gmap.elevation_rows),
+                "terrain_semantics": {t.char: t.to_dict() for t in self._gmap.terrain_types},
             },
             "threatened": [list(row) for row in self.threatened],
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],

@@ -18,7 +18,8 @@ Options, per active enemy in deployment order, then the non-targeted ones:
 * ``move_attack:<target>:<weapon>`` — a move toward the target after which that
   weapon can hit it, then one attack (not when disabled: one action only);
 * ``move:<target>`` — a move toward the target (when it moves at least a square);
-* ``withdraw`` — retreat up to twice the speed (when it moves at least a square);
+* ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
+  disabled combatant's restricted withdraw (when it moves at least a square);
 * ``wait`` — do nothing.
 """
 
@@ -64,7 +65,7 @@ class Option:
 def legal_options(obs: Observation) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` (see module docstring)."""
     me = obs.actor
-    gmap = obs.gmap
+    gmap = obs._gmap
     out: list[Option] = []
     disabled = me.disabled
     occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
@@ -147,9 +148,11 @@ def legal_options(obs: Observation) -> tuple[Option, ...]:
                 (MoveAction(target_id=tid),),
             )
         )
-    if not disabled:
-        retreat = withdraw_path(gmap, me.cell, hostile, me.speed_effective_ft, occupied)
-        if retreat.cells:
-            out.append(Option("withdraw", "retraite", (WithdrawAction(),)))
+    retreat = withdraw_path(
+        gmap, me.cell, hostile, me.speed_effective_ft, occupied, restricted=disabled
+    )
+    if retreat.cells:
+        label = "retraite restreinte" if disabled else "retraite"
+        out.append(Option("withdraw", label, (WithdrawAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)

@@ -8,7 +8,7 @@ from engine.battle import Battle, FightResult, Policy
 from engine.encounter import Encounter
 from engine.rng import SeededRng
 from engine.state import CombatantState
-from engine.stats import CombatantInfo, FightSummary
+from engine.stats import DRAW_MUTUAL_KNOCKOUT, DRAW_ROUND_CAP, CombatantInfo, FightSummary
 
 PolicySource = Mapping[str, Policy] | Callable[[CombatantState], Policy]
 
@@ -37,7 +37,11 @@ def play_fight(
 
 
 def summarize(encounter: Encounter, result: FightResult) -> FightSummary:
-    winner = encounter.sides.index(result.winner) if result.winner is not None else -1
+    if result.winner is not None:
+        winner = encounter.sides.index(result.winner)
+    else:
+        active = any(c.active for c in result.combatants)
+        winner = DRAW_ROUND_CAP if active else DRAW_MUTUAL_KNOCKOUT
     counters = tuple(
         (
             c.hits,

@@ -152,12 +152,15 @@ class DrawRow(_M):
     count: int
     rate: float
     band_3sigma: list[float]
+    #: fights stopped by the round cap
+    round_cap: int
+    #: fights where the last combatants of every side fell in the same turn
+    mutual_knockout: int
 
 
 class RoundsRow(_M):
     mean: float
     distribution: dict[str, int]
-    draws_count_as_cap: bool
 
 
 class CombatantRow(_M):

@@ -35,11 +35,18 @@ def win_rate_band(wins: int, n: int, k: float = 3.0) -> tuple[float, float, floa
     return p, max(0.0, p - k * sigma), min(1.0, p + k * sigma)
 
 
+#: a draw because the round cap was reached
+DRAW_ROUND_CAP = -1
+#: a draw because the last combatants of every side fell in the same turn
+DRAW_MUTUAL_KNOCKOUT = -2
+
+
 @dataclass(frozen=True, slots=True)
 class FightSummary:
     """The compact outcome of one fight (picklable, order-independent to aggregate)."""
 
-    winner: int  # index into sides, -1 for a draw
+    #: index into sides; DRAW_ROUND_CAP (-1) or DRAW_MUTUAL_KNOCKOUT (-2) for a draw
+    winner: int
     rounds: int
     #: per combatant (deployment order): the COUNTERS values
     counters: tuple[tuple[int, ...], ...]
@@ -65,6 +72,7 @@ class Tally:
     combatants: int
     fights: int = 0
     draws: int = 0
+    mutual_knockouts: int = 0
     rounds_total: int = 0
     wins: list[int] = field(default_factory=list)
     rounds_hist: dict[int, int] = field(default_factory=dict)
@@ -80,6 +88,8 @@ class Tally:
         self.fights += 1
         if s.winner < 0:
             self.draws += 1
+            if s.winner == DRAW_MUTUAL_KNOCKOUT:
+                self.mutual_knockouts += 1
         else:
             self.wins[s.winner] += 1
         self.rounds_total += s.rounds
@@ -91,6 +101,7 @@ class Tally:
     def merge(self, other: Tally) -> None:
         self.fights += other.fights
         self.draws += other.draws
+        self.mutual_knockouts += other.mutual_knockouts
         self.rounds_total += other.rounds_total
         for i, w in enumerate(other.wins):
             self.wins[i] += w
@@ -152,11 +163,16 @@ def build_report(
         "round_cap": round_cap,
         "options": options or {},
         "sides": side_rows,
-        "draws": {"count": tally.draws, "rate": dp, "band_3sigma": [dlo, dhi]},
+        "draws": {
+            "count": tally.draws,
+            "rate": dp,
+            "band_3sigma": [dlo, dhi],
+            "round_cap": tally.draws - tally.mutual_knockouts,
+            "mutual_knockout": tally.mutual_knockouts,
+        },
         "rounds": {
             "mean": tally.rounds_total / n if n else 0.0,
             "distribution": {str(k): hist[k] for k in sorted(hist)},
-            "draws_count_as_cap": True,
         },
         "combatants": combatant_rows,
     }

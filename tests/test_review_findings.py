@@ -1,4 +1,4 @@
-"""Review findings: each test pins one confirmed engine bug and fails today (strict xfail)."""
+"""Regression tests for engine bugs found in review (each failed before its fix)."""
 
 from __future__ import annotations
 
@@ -24,14 +24,6 @@ class Plan:
         return TurnPlan(self.actions)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/encounter.py build_encounter: ids are base slug + per-base counter, so a "
-        "combatant named 'Orc 2' (slug 'orc-2') collides with the second 'Orc' ('orc-2'); "
-        "Battle.by_id / Observation._by_id then collapse and actions hit the wrong combatant"
-    ),
-)
 def test_combatant_ids_are_unique_when_a_name_slugs_like_a_numbered_id():
     gmap = make_map(["......"], zones=["AA..BB"], deployment={"red": "A", "blue": "B"})
     enc = build_encounter(
@@ -45,15 +37,6 @@ def test_combatant_ids_are_unique_when_a_name_slugs_like_a_numbered_id():
     assert len(set(ids)) == len(ids), ids
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/battle.py Battle.run: when the last active combatants of every side fall in "
-        "the same turn (here a disabled attacker kills the last enemy, then loses 1 hp to "
-        "exertion), no side is standing and the fight is logged as 'nul (plafond de 100 "
-        "rounds atteint)' with rounds=round_cap, although it ended in round 1"
-    ),
-)
 def test_mutual_knockout_is_not_reported_as_reaching_the_round_cap():
     a = state("a", "A", make_profile(), ROW, (0, 0), 0, hp=0)
     t = state("t", "B", make_profile(name="T", hp_max=1), ROW, (0, 1), 1)
@@ -67,15 +50,6 @@ def test_mutual_knockout_is_not_reported_as_reaching_the_round_cap():
     assert result.rounds == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/creatures.py _compile_attack: a damage component typed ['untyped'] is "
-        "classified as non-physical (only [] or slashing/piercing/bludgeoning/bypass "
-        "properties count), so it ignores DR and is not multiplied on a critical, unlike "
-        "docs/rules.md (physical = slashing/piercing/bludgeoning/untyped)"
-    ),
-)
 def test_explicitly_untyped_damage_is_physical_for_dr_and_crits():
     weapon = melee(dmg="1d6")
     weapon["damage"] = [{"formula": "1d6", "types": ["untyped"]}]
@@ -93,14 +67,6 @@ def test_explicitly_untyped_damage_is_physical_for_dr_and_crits():
     assert t2.hp == 18
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/economy.py filter_plan: a staggered (disabled, 0 hp) combatant's withdraw is "
-        "dropped as a full-round action (downgraded:staggered); SRD « Restricted Withdraw » "
-        "and seed §3.18 (L6) keep it as a standard action moving up to its speed"
-    ),
-)
 def test_disabled_combatant_can_make_a_restricted_withdraw():
     gmap = make_map(["........"])
     a = state("a", "A", make_profile(), gmap, (0, 3), 0, hp=0)
@@ -113,15 +79,6 @@ def test_disabled_combatant_can_make_a_restricted_withdraw():
     assert distance_ft(gmap, start, a.pos) <= 15  # disabled: half of 30 ft
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/battle.py take_turn: the exertion line is hard-coded "
-        '"s\'épuise en agissant : -1 pv, mourant" and state_change is not called, so a '
-        "disabled Con 1 creature that dies from the 1 hp loss is logged as dying, with no "
-        "'meurt' line"
-    ),
-)
 def test_disabled_exertion_that_kills_is_logged_as_death():
     frail = make_profile(abilities={"str_score": 10, "dex_score": 10, "con_score": 1})
     a = state("a", "A", frail, ROW, (0, 0), 0, hp=0)
@@ -140,10 +97,12 @@ class _Waiter:
 
 
 class _CacheVandal:
-    """Waits, but writes into the map cache reachable from its observation."""
+    """Waits, but tries to write into whatever map it can reach from its observation."""
 
     def decide(self, obs):
-        obs.gmap.cache["neighbours"] = tuple(() for _ in range(obs.gmap.size))
+        assert not hasattr(obs, "gmap") and not hasattr(obs.map, "cache")
+        with pytest.raises(AttributeError):
+            obs.map.terrain = ()
         return TurnPlan((WaitAction(),))
 
 
@@ -155,14 +114,5 @@ def _slow_fight(policy_a):
     return Battle(gmap, [a, t], ("A", "B"), SeededRng(7), pol, round_cap=6, record=True).run()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine/battle.py observe / engine/observation.py: Observation.gmap is the engine's "
-        "live GameMap, whose mutable .cache dict (neighbours, attack squares, paths) is shared "
-        "with the engine and later fights, so a policy writing to it changes the battle "
-        "(contradicts 'Mutating what a policy got never affects the fight')"
-    ),
-)
 def test_mutating_the_observation_map_cache_does_not_change_the_fight():
     assert _slow_fight(_CacheVandal()).log == _slow_fight(_Waiter()).log

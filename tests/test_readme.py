@@ -1,0 +1,31 @@
+"""The README's quick start shows exactly what the command prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_start_block_matches_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"```sh\n(uv run [^\n]+)\n```", readme)
+    assert commands[:2][1] == "uv run pytest"
+    quick = commands[0]
+    assert quick.startswith("uv run pf1e-sim ")
+    assert main(quick.split()[3:]) == 0
+    out, _ = capsys.readouterr()
+    assert "```\n" + out in readme, "README quick-start output is stale"
+
+
+@pytest.mark.parametrize("name", ["quickstart", "scripted_brutes"])
+def test_encounter_examples_run(name, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["--encounter", f"data/encounters/{name}.yaml", "--runs", "20"]) == 0
+    assert "=== Rapport d'équilibrage ===" in capsys.readouterr()[0]
