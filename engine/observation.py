@@ -456,7 +456,7 @@ class Observation:
         if self._options is None:
             from engine.options import legal_options
 
-            self._options = legal_options(self)
+            self._options = legal_options(self, self._gmap)
         return self._options
 
     def option(self, option_id: str) -> Option | None:

@@ -39,6 +39,7 @@ from engine.actions import (
     WithdrawAction,
     action_to_dict,
 )
+from engine.maps import GameMap
 from engine.movement import move_toward, step_toward, withdraw_path
 from engine.reach import attack_reason
 
