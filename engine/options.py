@@ -63,10 +63,9 @@ class Option:
         }
 
 
-def legal_options(obs: Observation) -> tuple[Option, ...]:
-    """The menu for ``obs.actor`` (see module docstring)."""
+def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
+    """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
     me = obs.actor
-    gmap = obs._gmap
     out: list[Option] = []
     disabled = me.disabled
     occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
