@@ -34,8 +34,10 @@ def render_report(report: dict[str, Any]) -> str:
     policies = _policy_line(report)
     if policies:
         lines.append(policies)
+    runs = report["runs"]
+    fights = "combats simulés" if runs > 1 else "combat simulé"
     lines.append(
-        f"{report['runs']} combats simulés (seed {report['seed']}, "
+        f"{runs} {fights} (seed {report['seed']}, "
         f"plafond {report['round_cap']} round{'s' if report['round_cap'] > 1 else ''})"
     )
     lines.append("")

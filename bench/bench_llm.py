@@ -1,0 +1,119 @@
+"""LLM decision latency with an embedded model.
+
+Plays LLM decisions on the quick-start encounter (the goblins are played by the
+model) and prints:
+
+* median and p95 latency per model call, and tokens in/out per call;
+* the prompt-processing vs generation split, measured by timing the same
+  requests with one output token (prompt only) and in full;
+* the effect of prefix reuse (first call, cold KV cache, vs later calls that
+  share the static system prompt);
+* the effect of the decision cache (replaying the same fights again).
+
+Usage: ``uv run --extra llm --extra qwen-0.5b python bench/bench_llm.py [--model local:qwen-0.5b]
+[--fights 2] [--round-cap 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.creatures import load_combatant  # noqa: E402
+from engine.encounter import build_encounter  # noqa: E402
+from engine.maps import load_map  # noqa: E402
+from engine.runner import play_fight  # noqa: E402
+from harness.models import open_model  # noqa: E402
+from policies.heuristic import HeuristicPolicy  # noqa: E402
+from policies.llm import ChatRequest, LLMPolicy  # noqa: E402
+
+
+class Timed:
+    """Wraps a model and keeps every request with its latency."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.calls: list[tuple[ChatRequest, float, int, int]] = []
+
+    def complete(self, request):
+        start = time.perf_counter()
+        response = self.inner.complete(request)
+        self.calls.append(
+            (request, time.perf_counter() - start, response.tokens_in, response.tokens_out)
+        )
+        return response
+
+
+def p95(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", default="local:qwen-0.5b")
+    parser.add_argument("--fights", type=int, default=2)
+    parser.add_argument("--round-cap", type=int, default=3)
+    args = parser.parse_args()
+
+    load_start = time.perf_counter()
+    inner = open_model(args.model)
+    print(f"model {args.model}: loaded in {time.perf_counter() - load_start:.1f} s")
+    model = Timed(inner)
+    policy = LLMPolicy(model)
+    gmap = load_map(ROOT / "data/maps/sample_arena.yaml")
+    g = load_combatant(ROOT / "data/monsters/goblin.json")
+    o = load_combatant(ROOT / "data/monsters/orc.json")
+    enc = build_encounter(gmap, [("players", [g, g, g]), ("monsters", [o, o])])
+    sides = {"players": policy, "monsters": HeuristicPolicy()}
+    for seed in range(1, args.fights + 1):
+        play_fight(enc, seed, sides, round_cap=args.round_cap)
+    lat = [c[1] for c in model.calls]
+    tin = [c[2] for c in model.calls]
+    tout = [c[3] for c in model.calls]
+    print(
+        f"{len(lat)} model calls: latency median {statistics.median(lat):.2f} s, "
+        f"p95 {p95(lat):.2f} s; tokens in median {statistics.median(tin):.0f}, "
+        f"out median {statistics.median(tout):.0f}"
+    )
+    print(
+        f"prefix reuse: first call {lat[0]:.2f} s (cold KV cache), later calls median "
+        f"{statistics.median(lat[1:]) if len(lat) > 1 else float('nan'):.2f} s"
+    )
+    # prompt-only timing of the same requests (one output token)
+    prompt_only = []
+    for request, _lat, _i, _o in model.calls[1:6]:
+        short = ChatRequest(request.messages, None, 1, 0.0, request.seed)
+        start = time.perf_counter()
+        inner.complete(short)
+        prompt_only.append(time.perf_counter() - start)
+    if prompt_only:
+        full = statistics.median(lat[1:6])
+        prompt = statistics.median(prompt_only)
+        print(
+            f"split (calls 2-6): prompt processing ~{prompt:.2f} s, "
+            f"generation ~{full - prompt:.2f} s "
+            f"({100 * prompt / full:.0f}% / {100 * (full - prompt) / full:.0f}%)"
+        )
+    calls_before = len(model.calls)
+    start = time.perf_counter()
+    for seed in range(1, args.fights + 1):
+        play_fight(enc, seed, sides, round_cap=args.round_cap)
+    again = time.perf_counter() - start
+    print(
+        f"decision cache: replaying the same {args.fights} fights made "
+        f"{len(model.calls) - calls_before} model calls "
+        f"({policy.telemetry.cache_hits} cache hits) in {again:.2f} s"
+    )
+    print(f"telemetry: {policy.telemetry.to_dict()}")
+
+
+if __name__ == "__main__":
+    main()
