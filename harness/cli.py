@@ -279,7 +279,7 @@ def simulate_cmd(
         str | None,
         typer.Option(
             "--base-url",
-            help="Adresse d'un serveur compatible OpenAI (modèles openai:…), sinon OPENAI_BASE_URL.",
+            help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
             metavar="URL",
         ),
     ] = None,
