@@ -351,13 +351,6 @@ def simulate_cmd(
     )
     if outcome.telemetry is not None:
         report["llm"] = {"model": model, **outcome.telemetry.to_dict()}
-    if json_path is not None:
-        try:
-            Path(json_path).write_text(
-                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        except OSError as err:
-            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
     out: list[str] = []
     if transcript:
         fight = play_fight(
@@ -370,13 +363,22 @@ def simulate_cmd(
         )
         assert fight.log is not None
         out.append(render_transcript(fight.log))
+    out.append(render_report(report))
+    # The report is printed first: a file that cannot be written never costs the results.
+    sys.stdout.write("\n".join(out))
+    sys.stdout.flush()
+    if json_path is not None:
+        try:
+            Path(json_path).write_text(
+                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+            )
+        except OSError as err:
+            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
     for rec in recorders:
         try:
             rec.save()
         except OSError as err:
             raise UserError(f"{record} : écriture impossible : {os_error_fr(err)}") from None
-    out.append(render_report(report))
-    sys.stdout.write("\n".join(out))
 
 
 @dataclass(frozen=True, slots=True)
