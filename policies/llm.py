@@ -5,8 +5,8 @@ defined here; the harness builds concrete models (embedded llama.cpp,
 OpenAI-compatible HTTP, replay of a recorded session) and injects them.
 
 Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
-(static rules and the combatant's profile first, so a local model reuses its
-KV cache; then the situation and the menu), asks for a JSON object constrained
+(the static rules first, identical for every combatant and turn, so a local
+model reuses its KV cache; then the combatant, the situation and the menu), asks for a JSON object constrained
 by a schema whose ``option_id`` is an enum of the menu's ids, validates the
 answer with pydantic and plays the chosen option's actions. An invalid or
 unusable answer gets one retry with the validation error in the prompt; then
@@ -159,7 +159,7 @@ def decision_schema(option_ids: list[str]) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "option_id": {"type": "string", "enum": option_ids},
-            "rationale": {"type": "string", "maxLength": 160},
+            "rationale": {"type": "string", "maxLength": 100},
         },
         "required": ["option_id"],
         "additionalProperties": False,
@@ -191,6 +191,7 @@ class LLMPolicy:
         self._fallback = HeuristicPolicy()
         self._cache: dict[str, tuple[str, str | None]] = {}
         self._env = _environment()
+        self._system: str | None = None
         self._fight: object = None
         self._fight_fallbacks = 0
 
@@ -217,7 +218,10 @@ class LLMPolicy:
                 for a in me.attacks
             ],
         }
-        system = self._env.get_template("tactics/system.j2").render(me=profile)
+        # The system message is the same for every combatant and every turn, so a
+        # local model reuses its KV cache for it across calls.
+        system = self._system or self._env.get_template("tactics/system.j2").render()
+        self._system = system
 
         def brief(c: Any) -> dict[str, Any]:
             pair = obs.pair(c.id)
