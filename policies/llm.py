@@ -8,12 +8,13 @@ Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
 (the static rules first, identical for every combatant and turn, so a local
 model can reuse its KV cache; then the combatant, the situation and the menu),
 asks for a JSON object constrained by a schema whose ``option_id`` is an enum
-of the menu's ids, validates the answer with pydantic and plays the chosen option's actions. An invalid or
-unusable answer gets one retry with the validation error in the prompt; then
-the heuristic decides that turn and the fallback is counted with its reason.
-After ``breaker_threshold`` fallbacks in one fight the circuit breaker opens:
-the heuristic plays the rest of that fight without calling the model. Nothing a
-model says can crash a fight or make an illegal action reach the engine.
+of the menu's ids, validates the answer with pydantic and plays the chosen
+option's actions. An invalid or unusable answer gets one retry with the
+validation error in the prompt; then the heuristic decides that turn and the
+fallback is counted with its reason. After ``breaker_threshold`` fallbacks in
+one fight the circuit breaker opens: the heuristic plays the rest of that fight
+without calling the model. Nothing a model says can crash a fight or make an
+illegal action reach the engine.
 
 Identical requests (same model, messages and schema) are answered from a
 decision cache without calling the model again.
