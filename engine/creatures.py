@@ -22,8 +22,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from engine.dice import DiceExpr, compile_dice
-from engine.errors import DataError, os_error_fr, suggestion
-from engine.validation import StrictModel, validate
+from engine.errors import DataError, suggestion
+from engine.validation import StrictModel, read_text, validate
 
 Size = Literal[
     "Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"
@@ -468,13 +468,5 @@ def parse_combatant(text: str, source: str | None = None) -> CombatantProfile:
 
 def load_combatant(path: str | Path) -> CombatantProfile:
     """Read a combatant file. :raises DataError: unreadable or invalid file."""
-    if not str(path).strip():
-        raise DataError("chemin de fichier vide")
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
-    return parse_combatant(text, str(p))
+    text, source = read_text(path)
+    return parse_combatant(text, source)

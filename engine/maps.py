@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, field_validator
 
-from engine.errors import DataError, os_error_fr
-from engine.validation import StrictModel, validate
+from engine.errors import DataError
+from engine.validation import StrictModel, load_yaml, read_text, validate
 
 #: Internal cell index: ``row * width + col``.
 Cell = int
@@ -310,30 +309,11 @@ def parse_map(text: str, source: str | None = None) -> GameMap:
 
     :raises DataError: on any syntax or validation problem.
     """
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (ligne {mark.line + 1})" if mark is not None else ""
-        raise DataError(f"YAML invalide{where}", source=source) from None
-    except RecursionError:
-        raise DataError("YAML trop profondément imbriqué", source=source) from None
-    except (ValueError, TypeError, AttributeError, OverflowError) as err:
-        # PyYAML's constructors raise these on bad tagged scalars (!!int abc…)
-        raise DataError(f"YAML invalide ({type(err).__name__})", source=source) from None
-    doc = validate(MapFile, data, source)
+    doc = validate(MapFile, load_yaml(text, source), source)
     return build_map(doc, source)
 
 
 def load_map(path: str | Path) -> GameMap:
     """Read a map file. :raises DataError: unreadable or invalid file."""
-    if not str(path).strip():
-        raise DataError("chemin de fichier vide")
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
-    return parse_map(text, str(p))
+    text, source = read_text(path)
+    return parse_map(text, source)

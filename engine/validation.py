@@ -1,15 +1,17 @@
-"""Turn pydantic validation errors into one-line French :class:`DataError` messages."""
+"""Reading content files; one-line French :class:`DataError` messages for bad ones."""
 
 from __future__ import annotations
 
 import types
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TypeVar, get_args, get_origin
 
+import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine.errors import DataError, suggestion
+from engine.errors import DataError, os_error_fr, suggestion
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -149,6 +151,37 @@ def translate(err: ValidationError, model: type[BaseModel], source: str | None) 
     if extra:
         message += f" (et {extra} autre{'s' if extra > 1 else ''} erreur{'s' if extra > 1 else ''})"
     return DataError(message, source=source, location=where or None)
+
+
+def read_text(path: str | Path, empty: str = "chemin de fichier vide") -> tuple[str, str]:
+    """Read a UTF-8 content file: ``(text, source name)``.
+
+    :raises DataError: empty path, unreadable file (French reason), not UTF-8.
+    """
+    if not str(path).strip():
+        raise DataError(empty)
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8"), str(p)
+    except OSError as err:
+        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
+    except UnicodeDecodeError:
+        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
+
+
+def load_yaml(text: str, source: str | None) -> object:
+    """Parse YAML safely. :raises DataError: on any syntax problem (line number if known)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (ligne {mark.line + 1})" if mark is not None else ""
+        raise DataError(f"YAML invalide{where}", source=source) from None
+    except RecursionError:
+        raise DataError("YAML trop profondément imbriqué", source=source) from None
+    except (ValueError, TypeError, AttributeError, OverflowError) as err:
+        # PyYAML's constructors raise these on bad tagged scalars (!!int abc…)
+        raise DataError(f"YAML invalide ({type(err).__name__})", source=source) from None
 
 
 def validate(model: type[M], data: object, source: str | None) -> M:

@@ -25,11 +25,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from pydantic import Field
 
-from engine.errors import DataError, os_error_fr
-from engine.validation import StrictModel, validate
+from engine.errors import DataError
+from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 
@@ -70,21 +69,9 @@ class LoadedEncounter:
 
 def load_encounter_file(path: str | Path) -> LoadedEncounter:
     """Read an encounter file. :raises DataError: unreadable or invalid file."""
-    p = Path(path)
-    if not str(path).strip():
-        raise DataError("chemin de rencontre vide")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise DataError("YAML invalide", source=str(p)) from None
-    except (ValueError, TypeError, AttributeError, RecursionError, OverflowError):
-        raise DataError("YAML invalide", source=str(p)) from None
+    text, source = read_text(path, "chemin de rencontre vide")
+    p = Path(source)
+    data = load_yaml(text, source)
     doc = validate(EncounterFile, data, str(p))
     base = p.parent
 

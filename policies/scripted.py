@@ -32,14 +32,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field
 
 from engine.actions import TurnPlan, WaitAction
-from engine.errors import DataError, os_error_fr
+from engine.errors import DataError
 from engine.observation import CombatantView, Observation
 from engine.options import Option
-from engine.validation import StrictModel, validate
+from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.heuristic import HeuristicPolicy
 
 OptionKind = Literal[
@@ -85,26 +84,12 @@ class Script(StrictModel):
 
 def load_script(path: str | Path) -> Script:
     """Read and validate a script file. :raises DataError: on any problem."""
-    p = Path(path)
-    if not str(path).strip():
-        raise DataError("chemin de script vide")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DataError(f"lecture impossible : {os_error_fr(err)}", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise DataError("le fichier n'est pas encodé en UTF-8", source=str(p)) from None
-    return parse_script(text, str(p))
+    text, source = read_text(path, "chemin de script vide")
+    return parse_script(text, source)
 
 
 def parse_script(text: str, source: str | None = None) -> Script:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise DataError("YAML invalide", source=source) from None
-    except (ValueError, TypeError, AttributeError, RecursionError, OverflowError):
-        raise DataError("YAML invalide", source=source) from None
-    script = validate(Script, data, source)
+    script = validate(Script, load_yaml(text, source), source)
     for i, rule in enumerate(script.rules):
         if rule.weapon is not None and rule.do not in WITH_WEAPON:
             raise DataError(
