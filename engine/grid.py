@@ -172,19 +172,17 @@ def _rebuild(gmap: GameMap, came: dict[int, int], key: int, start_key: int) -> P
     return Path(tuple(cells), tuple(costs), keys[-1] & 1)
 
 
-def reachable(
-    gmap: GameMap,
-    start: Cell,
-    *,
-    blocked: Container[Cell] = (),
-    budget: int | None = None,
+def _dijkstra(
+    gmap: GameMap, sources: Iterable[Cell], blocked: Container[Cell], limit: int
 ) -> dict[Cell, int]:
-    """Dijkstra from ``start``: the cheapest cost in squares of every square
-    reachable without entering ``blocked``, within ``budget`` squares if given."""
+    """Cheapest cost in squares from the nearest source to every reachable square."""
     nbrs = neighbours(gmap)
-    limit = (1 << 30) if budget is None else budget
-    best: dict[int, int] = {start * 2: 0}
-    heap = [(0, start * 2)]
+    best: dict[int, int] = {}
+    heap: list[tuple[int, int]] = []
+    for s in sources:
+        best[s * 2] = 0
+        heap.append((0, s * 2))
+    heapq.heapify(heap)
     while heap:
         g, key = heapq.heappop(heap)
         if best.get(key, 1 << 30) < g:
@@ -207,35 +205,25 @@ def reachable(
     return out
 
 
+def reachable(
+    gmap: GameMap,
+    start: Cell,
+    *,
+    blocked: Container[Cell] = (),
+    budget: int | None = None,
+) -> dict[Cell, int]:
+    """Dijkstra from ``start``: the cheapest cost in squares of every square
+    reachable without entering ``blocked``, within ``budget`` squares if given."""
+    return _dijkstra(gmap, (start,), blocked, (1 << 30) if budget is None else budget)
+
+
 def cost_field(gmap: GameMap, sources: Iterable[Cell]) -> list[int]:
     """Movement cost in squares from the nearest source to every cell (-1: unreachable).
 
     Walls are impassable; creatures are ignored. Parity starts fresh at each source.
     """
-    inf = 1 << 30
-    best = [inf] * (gmap.size * 2)
-    heap: list[tuple[int, int]] = []
-    for s in sources:
-        best[s * 2] = 0
-        heap.append((0, s * 2))
-    heapq.heapify(heap)
-    nbrs = neighbours(gmap)
-    while heap:
-        g, key = heapq.heappop(heap)
-        if best[key] < g:
-            continue
-        cell, par = key >> 1, key & 1
-        for n, diag in nbrs[cell]:
-            cost, npar = step_cost(gmap, cell, n, diag, par)
-            nkey = n * 2 + npar
-            if g + cost < best[nkey]:
-                best[nkey] = g + cost
-                heapq.heappush(heap, (g + cost, nkey))
-    out: list[int] = []
-    for cell in range(gmap.size):
-        v = min(best[cell * 2], best[cell * 2 + 1])
-        out.append(-1 if v >= inf else v)
-    return out
+    costs = _dijkstra(gmap, sources, (), 1 << 30)
+    return [costs.get(cell, -1) for cell in range(gmap.size)]
 
 
 def bresenham(gmap: GameMap, a: Cell, b: Cell) -> list[Cell]:

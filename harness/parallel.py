@@ -165,6 +165,12 @@ class RunOutcome:
             self.telemetry.merge(telemetry)
 
 
+def _chunks(start: int, stop: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous run ranges: about four per worker, at most 250 runs each."""
+    size = max(1, min(250, -(-(stop - start) // (workers * 4))))
+    return [(a, min(stop, a + size)) for a in range(start, stop, size)]
+
+
 def simulate(
     encounter: Encounter,
     *,
@@ -213,8 +219,7 @@ def simulate(
             workers, progress,
         )  # fmt: skip
         return outcome
-    chunk = max(1, min(250, -(-runs // (workers * 4))))
-    bounds = [(s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
+    bounds = _chunks(0, runs, workers)
     clean = dataclasses.replace(encounter, gmap=dataclasses.replace(encounter.gmap, cache={}))
     with ProcessPoolExecutor(
         max_workers=workers,
@@ -255,8 +260,7 @@ def _simulate_forked(
     rest = runs - warm
     if rest <= 0:
         return
-    chunk = max(1, min(250, -(-rest // (workers * 4))))
-    bounds = [(s, min(runs, s + chunk)) for s in range(warm, runs, chunk)]
+    bounds = _chunks(warm, runs, workers)
     with ProcessPoolExecutor(
         max_workers=max(1, workers - 1),
         mp_context=multiprocessing.get_context("fork"),
