@@ -4,8 +4,10 @@ Plays LLM decisions on the quick-start encounter (the goblins are played by the
 model) and prints:
 
 * median and p95 latency per model call, and tokens in/out per call;
-* the prompt-processing vs generation split, measured by timing the same
-  requests with one output token (prompt only) and in full;
+* the prompt-processing vs generation split: the prompt and generation speeds
+  are measured on their own, and each call's floor is the tokens it read afresh
+  divided by the prompt speed plus the tokens it wrote divided by the
+  generation speed; the bench prints latency / floor;
 * the effect of prefix reuse (first call, cold KV cache, vs later calls that
   share the static system prompt);
 * the effect of the decision cache (replaying the same fights again).
@@ -40,13 +42,19 @@ class Timed:
     def __init__(self, inner):
         self.inner = inner
         self.model_id = inner.model_id
-        self.calls: list[tuple[ChatRequest, float, int, int]] = []
+        self.calls: list[tuple[ChatRequest, float, int, int, int]] = []
 
     def complete(self, request):
         start = time.perf_counter()
         response = self.inner.complete(request)
         self.calls.append(
-            (request, time.perf_counter() - start, response.tokens_in, response.tokens_out)
+            (
+                request,
+                time.perf_counter() - start,
+                response.tokens_in,
+                response.tokens_out,
+                response.tokens_reused,
+            )
         )
         return response
 
@@ -54,6 +62,28 @@ class Timed:
 def p95(values):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def speeds(model) -> tuple[float, float]:
+    """Prompt and generation speeds of a llama.cpp model, measured without grammar."""
+    llm = model._llm
+    text = "Le gobelin décoche une flèche sur l'orc, qui grogne et charge. " * 40
+    tokens = llm.tokenize(text.encode("utf-8"), add_bos=False)[:400]
+    llm.reset()
+    start = time.perf_counter()
+    llm.eval(tokens)
+    pp = len(tokens) / (time.perf_counter() - start)
+    llm.reset()
+    llm.eval(tokens[:20])
+    start = time.perf_counter()
+    n = 0
+    for _token in llm.generate(tokens[:20], temp=0.0, reset=False):
+        n += 1
+        if n == 32:
+            break
+    gen = n / (time.perf_counter() - start)
+    llm.reset()
+    return pp, gen
 
 
 def main() -> None:
@@ -78,30 +108,29 @@ def main() -> None:
     lat = [c[1] for c in model.calls]
     tin = [c[2] for c in model.calls]
     tout = [c[3] for c in model.calls]
+    reused = [c[4] for c in model.calls]
+    fresh = [i - r for i, r in zip(tin, reused, strict=True)]
     print(
         f"{len(lat)} model calls: latency median {statistics.median(lat):.2f} s, "
-        f"p95 {p95(lat):.2f} s; tokens in median {statistics.median(tin):.0f}, "
-        f"out median {statistics.median(tout):.0f}"
+        f"p95 {p95(lat):.2f} s; tokens in median {statistics.median(tin):.0f} "
+        f"(read afresh {statistics.median(fresh):.0f}, reused from the KV cache "
+        f"{statistics.median(reused):.0f}), out median {statistics.median(tout):.0f}"
     )
     print(
-        f"prefix reuse: first call {lat[0]:.2f} s (cold KV cache), later calls median "
-        f"{statistics.median(lat[1:]) if len(lat) > 1 else float('nan'):.2f} s"
+        f"prefix reuse: first call {lat[0]:.2f} s (cold KV cache, {fresh[0]} tokens read), "
+        f"later calls median {statistics.median(lat[1:]) if len(lat) > 1 else float('nan'):.2f} s"
     )
-    # prompt-only timing of the same requests (one output token)
-    prompt_only = []
-    for request, _lat, _i, _o in model.calls[1:6]:
-        short = ChatRequest(request.messages, None, 1, 0.0, request.seed)
-        start = time.perf_counter()
-        inner.complete(short)
-        prompt_only.append(time.perf_counter() - start)
-    if prompt_only:
-        full = statistics.median(lat[1:6])
-        prompt = statistics.median(prompt_only)
-        print(
-            f"split (calls 2-6): prompt processing ~{prompt:.2f} s, "
-            f"generation ~{full - prompt:.2f} s "
-            f"({100 * prompt / full:.0f}% / {100 * (full - prompt) / full:.0f}%)"
-        )
+    pp, gen = speeds(inner)
+    print(f"measured speeds: prompt {pp:.1f} tok/s, generation {gen:.1f} tok/s")
+    floors = [f / pp + o / gen for f, o in zip(fresh, tout, strict=True)]
+    ratios = [a / b for a, b in zip(lat, floors, strict=True)]
+    prompt_share = [f / pp / a for f, a in zip(fresh, lat, strict=True)]
+    print(
+        f"floor (tokens read / prompt speed + tokens out / generation speed): median "
+        f"{statistics.median(floors):.2f} s; latency / floor median "
+        f"{statistics.median(ratios):.2f}, max {max(ratios):.2f}; prompt reading is "
+        f"~{100 * statistics.median(prompt_share):.0f}% of a call"
+    )
     calls_before = len(model.calls)
     start = time.perf_counter()
     for seed in range(1, args.fights + 1):

@@ -79,7 +79,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 out.append(
                     Option(
                         f"full_attack:{tid}:{attack.id}",
-                        f"attaque à outrance sur {tid} ({attack.name})",
+                        f"outrance sur {tid} ({attack.name})",
                         (FullAttackAction(target_id=tid, weapon_id=attack.id),),
                     )
                 )
@@ -97,7 +97,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
             out.append(
                 Option(
                     f"charge:{tid}",
-                    f"charge sur {tid} ({charge.attack.name}, +2 à l'attaque, -2 à la CA)",
+                    f"charge sur {tid} ({charge.attack.name})",
                     (ChargeAction(target_id=tid, weapon_id=charge.attack.id),),
                 )
             )
@@ -108,7 +108,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 out.append(
                     Option(
                         f"step_full_attack:{tid}",
-                        f"pas de placement vers ({r},{c}) puis attaque à outrance sur {tid}",
+                        f"pas vers ({r},{c}) puis outrance sur {tid}",
                         (
                             FiveFootStepAction(destination=(r, c)),
                             FullAttackAction(target_id=tid),
@@ -144,7 +144,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         out.append(
             Option(
                 f"move:{tid}",
-                f"déplacement vers {tid} ({5 * walked.cost} pieds)",
+                f"approche de {tid} ({5 * walked.cost} pieds)",
                 (MoveAction(target_id=tid),),
             )
         )

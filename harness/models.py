@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import Pf1eSimError
-from policies.llm import ChatRequest, ChatResponse, ModelError
+from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
 CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
 
@@ -145,51 +145,111 @@ def _import(module: str, extra: str) -> Any:
         raise ModelSetupError(f"le paquet « {module} » manque : uv sync --extra {extra}") from None
 
 
-class LlamaCppModel:
-    """A GGUF model run in-process by llama-cpp-python (ChatML, schema → grammar)."""
+def chatml(messages: tuple[ChatMessage, ...], prefill: str = "") -> str:
+    """The ChatML prompt of ``messages``, opened for the assistant's answer.
 
-    def __init__(self, path: Path, model_id: str, *, n_ctx: int = 4096, seed: int = 0) -> None:
+    Written out here rather than taken from the template embedded in a GGUF
+    file: a downloaded file's template is not trusted.
+    """
+    turns = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
+    return f"{turns}<|im_start|>assistant\n{prefill}"
+
+
+class LlamaCppModel:
+    """A GGUF model run in-process by llama-cpp-python (ChatML, grammar-constrained).
+
+    ``threads`` defaults to every core; with several worker processes each gets
+    its share (see :func:`open_model`).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        model_id: str,
+        *,
+        n_ctx: int = 4096,
+        seed: int = 0,
+        threads: int | None = None,
+    ) -> None:
         llama_cpp = _import("llama_cpp", "llm")
         if not path.exists():
             raise ModelSetupError(f"{path} : fichier GGUF introuvable")
         self.model_id = model_id
         self._llama_cpp = llama_cpp
+        n_threads = threads or max(1, os.cpu_count() or 1)
         self._llm = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,
-            n_threads=max(1, os.cpu_count() or 1),
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
             seed=seed,
-            chat_format="chatml",  # explicit: never trust a downloaded file's template
             verbose=False,
         )
         self._grammars: dict[str, Any] = {}
 
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        grammar = None
-        if request.json_schema is not None:
+    def _grammar(self, request: ChatRequest) -> Any:
+        if request.grammar is not None:
+            key, build = request.grammar, self._llama_cpp.LlamaGrammar.from_string
+        elif request.json_schema is not None:
             key = json.dumps(request.json_schema, sort_keys=True)
-            grammar = self._grammars.get(key)
-            if grammar is None:
-                grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
-                self._grammars[key] = grammar
+            build = self._llama_cpp.LlamaGrammar.from_json_schema
+        else:
+            return None
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            grammar = build(key, verbose=False)
+            self._grammars[key] = grammar
+        return grammar
+
+    def _run(
+        self, prompt: str, request: ChatRequest, grammar: Any, max_tokens: int, stop: list[str]
+    ) -> tuple[str, int, int, int]:
+        """One completion: (text, prompt tokens, tokens reused from the KV cache, tokens out)."""
+        tokens = self._llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        held = self._llm.input_ids[: self._llm.n_tokens].tolist()
+        reused = self._llama_cpp.Llama.longest_token_prefix(held, tokens)
+        out = self._llm.create_completion(
+            tokens,
+            grammar=grammar,
+            temperature=request.temperature,
+            max_tokens=max_tokens,
+            seed=request.seed,
+            stop=stop,
+        )
+        usage = out.get("usage", {})
+        return (
+            out["choices"][0]["text"] or "",
+            int(usage.get("prompt_tokens", 0)),
+            reused,
+            int(usage.get("completion_tokens", 0)),
+        )
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        # A prefill only makes sense with the grammar written for what follows it.
+        split = request.grammar is not None
+        prefill = request.prefill if split else ""
+        prompt = chatml(request.messages, prefill)
         start = time.perf_counter()
         try:
-            out = self._llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in request.messages],
-                grammar=grammar,
-                temperature=request.temperature,
-                max_tokens=request.max_tokens,
-                seed=request.seed,
+            grammar = self._grammar(request)
+            text, tokens_in, reused, tokens_out = self._run(
+                prompt, request, grammar, request.max_tokens, ["<|im_end|>"]
             )
+            answer = prefill + text
+            if split and request.free_field is not None:
+                name, limit = request.free_field
+                opening = f', {json.dumps(name)}: "'
+                more, more_in, more_reused, more_out = self._run(
+                    prompt + text + opening, request, None, max(4, limit // 3), ['"', "\n"]
+                )
+                tokens_in += more_in - more_reused
+                tokens_out += more_out
+                free = "".join(ch for ch in more if ch >= " " and ch != "\\").strip()[:limit]
+                answer += f", {json.dumps(name)}: {json.dumps(free, ensure_ascii=False)}}}"
         except Exception as err:  # llama.cpp failures surface as plain exceptions
             raise ModelError(str(err)) from err
-        usage = out.get("usage", {})
         return ChatResponse(
-            out["choices"][0]["message"]["content"] or "",
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", 0)),
-            time.perf_counter() - start,
-            self.model_id,
+            answer, tokens_in, tokens_out, time.perf_counter() - start, self.model_id, reused
         )
 
 
@@ -217,7 +277,14 @@ class ReplayModel:
             raise CassetteMissError(
                 f"{self.path} : requête absente de la cassette (modèle {self.model_id}){hint}"
             )
-        return ChatResponse(hit["text"], hit["tokens_in"], hit["tokens_out"], 0.0, self.model_id)
+        return ChatResponse(
+            hit["text"],
+            hit["tokens_in"],
+            hit["tokens_out"],
+            0.0,
+            self.model_id,
+            hit.get("tokens_reused", 0),
+        )
 
 
 class RecordingModel:
@@ -236,6 +303,7 @@ class RecordingModel:
             "text": response.text,
             "tokens_in": response.tokens_in,
             "tokens_out": response.tokens_out,
+            "tokens_reused": response.tokens_reused,
         }
         return response
 
@@ -350,8 +418,10 @@ class OpenAIModel:
         )
 
 
-def open_model(spec: str, *, seed: int = 0) -> Any:
+def open_model(spec: str, *, seed: int = 0, threads: int | None = None) -> Any:
     """Build a model from its string (``local``, ``local:NAME``, ``gguf:PATH``, ``replay:PATH``).
+
+    ``threads``: CPU threads of an in-process model (default: every core).
 
     :raises ModelSetupError: unknown form, missing package or file.
     """
@@ -363,9 +433,9 @@ def open_model(spec: str, *, seed: int = 0) -> Any:
                 f"modèle embarqué inconnu « {name} » (choix : {', '.join(EMBEDDED)})"
             )
         path = assemble(EMBEDDED[name])
-        return LlamaCppModel(path, f"local:{name}", seed=seed)
+        return LlamaCppModel(path, f"local:{name}", seed=seed, threads=threads)
     if kind == "gguf" and arg:
-        return LlamaCppModel(Path(arg), f"gguf:{Path(arg).name}", seed=seed)
+        return LlamaCppModel(Path(arg), f"gguf:{Path(arg).name}", seed=seed, threads=threads)
     if kind == "replay" and arg:
         return ReplayModel(Path(arg))
     if kind == "openai" and arg:

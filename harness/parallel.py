@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ ProgressFn = Callable[[int], None]
 #: fights the parent plays before forking, so that workers inherit warm caches
 WARMUP_FIGHTS = 40
 
-_WORKER: tuple[Encounter, tuple[PolicySpec, ...], str | None] | None = None
+_WORKER: tuple[Encounter, tuple[PolicySpec, ...], str | None, int | None] | None = None
 
 
 class PolicySet:
@@ -44,6 +45,7 @@ class PolicySet:
         specs: Sequence[PolicySpec],
         model: str | None = None,
         wrap: Callable[[ChatModel], ChatModel] | None = None,
+        threads: int | None = None,
     ) -> None:
         models: dict[str, ChatModel] = {}
 
@@ -52,7 +54,7 @@ class PolicySet:
             if key not in models:
                 from harness.models import open_model
 
-                opened: ChatModel = open_model(key)
+                opened: ChatModel = open_model(key, threads=threads)
                 models[key] = wrap(opened) if wrap is not None else opened
             return models[key]
 
@@ -90,10 +92,13 @@ def heuristic_everywhere(encounter: Encounter) -> tuple[PolicySpec, ...]:
 
 
 def _init_worker(
-    encounter: Encounter, specs: tuple[PolicySpec, ...], model: str | None = None
+    encounter: Encounter,
+    specs: tuple[PolicySpec, ...],
+    model: str | None = None,
+    threads: int | None = None,
 ) -> None:
     global _WORKER, _POLICIES  # noqa: PLW0603 - per-process copy of what to play
-    _WORKER = (encounter, specs, model)
+    _WORKER = (encounter, specs, model, threads)
     _POLICIES = None
 
 
@@ -105,7 +110,7 @@ def _process_policies() -> PolicySet:
     global _POLICIES  # noqa: PLW0603
     assert _WORKER is not None
     if _POLICIES is None:
-        _POLICIES = PolicySet(_WORKER[1], _WORKER[2])
+        _POLICIES = PolicySet(_WORKER[1], _WORKER[2], threads=_WORKER[3])
     return _POLICIES
 
 
@@ -144,6 +149,7 @@ def _difference(after: Telemetry | None, before: Telemetry | None) -> Telemetry 
         cache_hits=after.cache_hits - before.cache_hits,
         tokens_in=after.tokens_in - before.tokens_in,
         tokens_out=after.tokens_out - before.tokens_out,
+        tokens_reused=after.tokens_reused - before.tokens_reused,
         fallbacks={k: v - before.fallbacks.get(k, 0) for k, v in after.fallbacks.items()},
         latencies=after.latencies[len(before.latencies) :],
     )
@@ -213,19 +219,23 @@ def simulate(
         outcome.telemetry = chosen.telemetry()
         return outcome
     workers = min(workers, runs)
-    if "fork" in multiprocessing.get_all_start_methods():
+    uses_llm = any(spec.kind == "llm" for spec in specs)
+    if not uses_llm and "fork" in multiprocessing.get_all_start_methods():
         _simulate_forked(
             encounter, specs, model, outcome, runs, seed, round_cap, monsters_die_at_zero,
             workers, progress,
         )  # fmt: skip
         return outcome
+    # LLM sides: fresh processes (a loaded model's thread pool must not be
+    # forked), each model with its share of the cores so they do not fight over them.
+    threads = max(1, (os.cpu_count() or 1) // workers) if uses_llm else None
     bounds = _chunks(0, runs, workers)
     clean = dataclasses.replace(encounter, gmap=dataclasses.replace(encounter.gmap, cache={}))
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(clean, specs, model),
+        initargs=(clean, specs, model, threads),
     ) as pool:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds

@@ -86,7 +86,9 @@ def render_report(report: dict[str, Any]) -> str:
             f"Décisions : {llm['decisions']} ; appels au modèle : {llm['model_calls']} ; "
             f"cache : {llm['cache_hits']} ; relances : {llm['retries']} ; replis : {fallbacks}"
         )
-        lines.append(f"Jetons : {llm['tokens_in']} en entrée, {llm['tokens_out']} en sortie")
+        reused = llm.get("tokens_reused", 0)
+        kept = f" (dont {reused} repris du cache KV)" if reused else ""
+        lines.append(f"Jetons : {llm['tokens_in']} en entrée{kept}, {llm['tokens_out']} en sortie")
         if llm["latency_p50_s"] is not None:
             lines.append(
                 f"Latence par appel (mesurée) : médiane {llm['latency_p50_s']:.2f} s, "

@@ -8,8 +8,12 @@ Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
 (the static rules first, identical for every combatant and turn, so a local
 model can reuse its KV cache; then the combatant, the situation and the menu),
 asks for a JSON object constrained by a schema whose ``option_id`` is an enum
-of the menu's ids, validates the answer with pydantic and plays the chosen
-option's actions. An invalid or unusable answer gets one retry with the
+of the menu's numbers (the model sees the options numbered, which costs it one
+or two tokens to write; the transcript keeps the menu's stable ids), validates
+the answer with pydantic and plays the chosen option's actions. Providers that
+decode under a grammar also get the answer's forced start (``prefill``) and a
+GBNF grammar of the id, and write the short rationale as free text (see
+:class:`ChatRequest`). An invalid or unusable answer gets one retry with the
 validation error in the prompt; then the heuristic decides that turn and the
 fallback is counted with its reason. After ``breaker_threshold`` fallbacks in
 one fight the circuit breaker opens: the heuristic plays the rest of that fight
@@ -37,6 +41,10 @@ from engine.observation import Observation
 from policies.heuristic import HeuristicPolicy
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+#: longest rationale accepted, in characters
+RATIONALE_MAX = 60
+#: the forced start of every answer (see :data:`ChatRequest.prefill`)
+PREFILL = '{"option_id": "'
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +62,26 @@ class ChatRequest:
     max_tokens: int = 96
     temperature: float = 0.0
     seed: int = 0
+    #: For providers that decode under a grammar (llama.cpp), the same contract
+    #: as ``json_schema`` in three parts: ``prefill``, the forced start of the
+    #: answer, put in the prompt (read in one batch instead of generated token
+    #: by token); ``grammar``, a GBNF grammar of what the model writes next;
+    #: ``free_field``, ``(name, max_chars)`` of a trailing string field the
+    #: model then writes without a grammar (checking a grammar against the whole
+    #: vocabulary at every token doubles the cost of free text), which the
+    #: provider escapes, truncates and closes into valid JSON.
+    prefill: str = ""
+    grammar: str | None = None
+    free_field: tuple[str, int] | None = None
 
     def key(self, model_id: str) -> str:
         payload = {
             "model": model_id,
             "messages": [[m.role, m.content] for m in self.messages],
             "schema": self.json_schema,
+            "prefill": self.prefill,
+            "grammar": self.grammar,
+            "free_field": self.free_field,
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -70,11 +92,15 @@ class ChatRequest:
 
 @dataclass(frozen=True, slots=True)
 class ChatResponse:
+    """A model's answer. ``text`` is the whole answer, the prefill included."""
+
     text: str
     tokens_in: int
     tokens_out: int
     latency_s: float
     model: str
+    #: prompt tokens the provider did not have to read again (KV prefix reuse)
+    tokens_reused: int = 0
 
 
 class ChatModel(Protocol):
@@ -95,7 +121,7 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     option_id: str
-    rationale: str | None = Field(default=None, max_length=300)
+    rationale: str | None = Field(default=None, max_length=RATIONALE_MAX)
 
 
 @dataclass(slots=True)
@@ -112,6 +138,7 @@ class Telemetry:
     cache_hits: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_reused: int = 0
     fallbacks: dict[str, int] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
 
@@ -125,6 +152,7 @@ class Telemetry:
         self.cache_hits += other.cache_hits
         self.tokens_in += other.tokens_in
         self.tokens_out += other.tokens_out
+        self.tokens_reused += other.tokens_reused
         for k, v in other.fallbacks.items():
             self.fallbacks[k] = self.fallbacks.get(k, 0) + v
         self.latencies += other.latencies
@@ -140,6 +168,7 @@ class Telemetry:
             "fallbacks": dict(sorted(self.fallbacks.items())),
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
+            "tokens_reused": self.tokens_reused,
             "latency_p50_s": statistics.median(lat) if lat else None,
             "latency_p95_s": p95,
         }
@@ -160,11 +189,22 @@ def decision_schema(option_ids: list[str]) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "option_id": {"type": "string", "enum": option_ids},
-            "rationale": {"type": "string", "maxLength": 100},
+            "rationale": {"type": "string", "maxLength": RATIONALE_MAX},
         },
         "required": ["option_id"],
         "additionalProperties": False,
     }
+
+
+def decision_grammar(option_ids: list[str]) -> str:
+    """GBNF of what follows :data:`PREFILL`: one id of the menu and its closing quote.
+
+    With the free ``rationale`` field written after it (see
+    :attr:`ChatRequest.free_field`), the answer is a JSON object valid under
+    :func:`decision_schema`.
+    """
+    ids = " | ".join(json.dumps(i) for i in option_ids)
+    return f'root ::= id "\\""\nid ::= {ids}\n'
 
 
 class LLMPolicy:
@@ -180,7 +220,7 @@ class LLMPolicy:
         *,
         retries: int = 1,
         breaker_threshold: int = 3,
-        max_tokens: int = 96,
+        max_tokens: int = 48,
         seed: int = 0,
     ) -> None:
         self.model = model
@@ -241,7 +281,9 @@ class LLMPolicy:
             last_results=[r.to_dict() for r in obs.last_turn_results],
             allies=[brief(c) for c in obs.allies()],
             enemies=[brief(c) for c in obs.enemies()],
-            options=[{"id": o.id, "label": o.label} for o in obs.legal_options],
+            # the model sees the options by number (one or two tokens to write);
+            # the transcript keeps the menu's own stable ids
+            options=[{"id": str(i), "label": o.label} for i, o in enumerate(obs.legal_options, 1)],
             error=error,
         )
         return (ChatMessage("system", system), ChatMessage("user", user))
@@ -260,12 +302,20 @@ class LLMPolicy:
         if self._fight_fallbacks >= self.breaker_threshold:
             return self._heuristic(obs, "circuit_breaker")
         options = obs.legal_options
-        ids = [o.id for o in options]
+        ids = [str(i) for i in range(1, len(options) + 1)]
         schema = decision_schema(ids)
+        grammar = decision_grammar(ids)
         error: str | None = None
         for attempt in range(self.retries + 1):
             request = ChatRequest(
-                self.messages(obs, error), schema, self.max_tokens, 0.0, self.seed
+                self.messages(obs, error),
+                schema,
+                self.max_tokens,
+                0.0,
+                self.seed,
+                prefill=PREFILL,
+                grammar=grammar,
+                free_field=("rationale", RATIONALE_MAX),
             )
             key = request.key(self.model.model_id)
             cached = self._cache.get(key)
@@ -280,6 +330,7 @@ class LLMPolicy:
                 self.telemetry.model_calls += 1
                 self.telemetry.tokens_in += response.tokens_in
                 self.telemetry.tokens_out += response.tokens_out
+                self.telemetry.tokens_reused += response.tokens_reused
                 self.telemetry.latencies.append(response.latency_s)
                 parsed = _parse(response.text, ids)
                 if isinstance(parsed, str):

@@ -53,10 +53,10 @@ def record(name: str, *, seeds: range, round_cap: int, max_tokens: int) -> None:
 
 def main() -> None:
     # A goblin archer against two orcs: the model picks targets and moves.
-    record("goblin_vs_orcs_qwen05", seeds=range(1, 4), round_cap=4, max_tokens=96)
-    # The same situation with a token budget too small for the JSON answer: the
+    record("goblin_vs_orcs_qwen05", seeds=range(1, 4), round_cap=4, max_tokens=48)
+    # The same situation with a one-token budget, too small for the JSON answer: the
     # model's real, truncated outputs exercise the retry and the heuristic fallback.
-    record("goblin_truncated_qwen05", seeds=range(1, 2), round_cap=1, max_tokens=6)
+    record("goblin_truncated_qwen05", seeds=range(1, 2), round_cap=1, max_tokens=1)
 
 
 if __name__ == "__main__":

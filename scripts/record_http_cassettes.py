@@ -36,7 +36,14 @@ from policies.llm import LLMPolicy  # noqa: E402
 
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}/v1"
+#: two fights, several decisions, the response format adapting to the server
 CASSETTE = ROOT / "cassettes" / "http_llama_server_qwen05.yaml"
+#: a token budget too small for the JSON answer: the server's real, truncated
+#: answers, then the retry and the heuristic fallback
+TRUNCATED = ROOT / "cassettes" / "http_truncated_qwen05.yaml"
+SEEDS = (1, 2)
+ROUND_CAP = 3
+TRUNCATED_MAX_TOKENS = 4
 
 
 def json_body(r1, r2) -> None:
@@ -64,10 +71,23 @@ def encounter():
     return build_encounter(gmap, [("players", [goblin]), ("monsters", [orc, orc])])
 
 
-def play(model: OpenAIModel) -> LLMPolicy:
-    policy = LLMPolicy(model)
-    play_fight(encounter(), 1, {"players": policy, "monsters": HeuristicPolicy()}, round_cap=2)
-    return policy
+def play(
+    model: OpenAIModel,
+    seeds: tuple[int, ...] = SEEDS,
+    round_cap: int = ROUND_CAP,
+    max_tokens: int = 48,
+    record: bool = False,
+) -> tuple[LLMPolicy, list]:
+    """The fights recorded in (and replayed from) the cassettes."""
+    policy = LLMPolicy(model, max_tokens=max_tokens)
+    results = [
+        play_fight(
+            encounter(), seed, {"players": policy, "monsters": HeuristicPolicy()},
+            round_cap=round_cap, record=record,
+        )
+        for seed in seeds
+    ]  # fmt: skip
+    return policy, results
 
 
 def main() -> None:
@@ -90,11 +110,15 @@ def main() -> None:
                 time.sleep(1)
         else:
             raise SystemExit("llama_cpp.server did not start")
-        CASSETTE.unlink(missing_ok=True)
         os.environ.pop("OPENAI_API_KEY", None)
-        with recorder("all").use_cassette(str(CASSETTE)):
-            policy = play(OpenAIModel("qwen-0.5b", base_url=BASE))
-        print(f"{CASSETTE.relative_to(ROOT)}: {policy.telemetry.to_dict()}")
+        for path, kwargs in (
+            (CASSETTE, {}),
+            (TRUNCATED, {"seeds": (1,), "round_cap": 1, "max_tokens": TRUNCATED_MAX_TOKENS}),
+        ):
+            path.unlink(missing_ok=True)
+            with recorder("all").use_cassette(str(path)):
+                policy, _ = play(OpenAIModel("qwen-0.5b", base_url=BASE), **kwargs)
+            print(f"{path.relative_to(ROOT)}: {policy.telemetry.to_dict()}")
     finally:
         server.terminate()
         try:

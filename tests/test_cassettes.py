@@ -34,7 +34,7 @@ def encounter():
     return build_encounter(gmap, [("players", [goblin]), ("monsters", [orc, orc])])
 
 
-def replay_fights(path, seeds, round_cap, max_tokens=96):
+def replay_fights(path, seeds, round_cap, max_tokens=48):
     policy = LLMPolicy(ReplayModel(path), max_tokens=max_tokens)
     logs = [
         play_fight(
@@ -83,9 +83,11 @@ def test_no_action_chosen_by_the_model_is_rejected():
 
 
 def test_a_recorded_invalid_answer_is_retried_then_replaced_by_the_heuristic():
-    policy, logs = replay_fights(TRUNCATED, [1], 1, max_tokens=6)
+    policy, logs = replay_fights(TRUNCATED, [1], 1, max_tokens=1)
     texts = [r["text"] for r in json.loads(TRUNCATED.read_text())["interactions"].values()]
-    assert all(not t.endswith("}") for t in texts)  # really truncated outputs
+    # really truncated outputs: the one-token budget ends the answer before the
+    # id's closing quote, so the assembled text is not JSON
+    assert texts and all(not re.match(r'\{"option_id": "\d+"', t) for t in texts)
     assert policy.telemetry.retries == 1
     assert policy.telemetry.fallbacks == {"invalid_output": 1}
     assert any(

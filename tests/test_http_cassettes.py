@@ -18,7 +18,15 @@ pytest.importorskip("openai")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from record_http_cassettes import BASE, CASSETTE, encounter, recorder  # noqa: E402
+from record_http_cassettes import (  # noqa: E402
+    BASE,
+    CASSETTE,
+    TRUNCATED,
+    TRUNCATED_MAX_TOKENS,
+    encounter,
+    play,
+    recorder,
+)
 
 from engine.runner import play_fight  # noqa: E402
 from harness.models import OpenAIModel  # noqa: E402
@@ -26,35 +34,66 @@ from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import LLMPolicy  # noqa: E402
 
 
-def replay():
+def replay(path, **kwargs):
     model = OpenAIModel("qwen-0.5b", base_url=BASE)
-    policy = LLMPolicy(model)
-    with recorder("none").use_cassette(str(CASSETTE)) as cassette:
-        result = play_fight(
-            encounter(), 1, {"players": policy, "monsters": HeuristicPolicy()},
-            round_cap=2, record=True,
-        )  # fmt: skip
+    with recorder("none").use_cassette(str(path)) as cassette:
+        policy, results = play(model, record=True, **kwargs)
         played = cassette.play_count
         requests = [json.loads(r.body) for r in cassette.requests]
-    return model, policy, result, played, requests
+        answers = [
+            json.loads(r["body"]["string"])["choices"][0]["message"]["content"]
+            for r in cassette.responses
+            if r["status"]["code"] == 200
+        ]
+    return model, policy, results, played, requests, answers
 
 
 def test_server_session_replays_and_the_response_format_adapts_to_llama_cpp():
-    model, policy, result, played, requests = replay()
-    assert played == len(requests) == 2
+    model, policy, results, played, requests, answers = replay(CASSETTE)
+    assert played == len(requests) >= 4  # several decisions over two fights
     assert requests[0]["response_format"]["type"] == "json_schema"  # answered HTTP 500
-    assert requests[1]["response_format"]["type"] == "json_object"
-    assert requests[1]["response_format"]["schema"]["properties"]["option_id"]["enum"]
+    assert all(r["response_format"]["type"] == "json_object" for r in requests[1:])
     assert model._format == "json_object"
     tel = policy.telemetry
-    assert (tel.decisions, tel.model_calls, tel.fallbacks) == (1, 1, {})
-    goblin = [m for _r, actor, m, _x in result.log if actor == "goblin"]
-    assert goblin[0].startswith("raisonnement : ")
-    assert not any("action sans effet" in m for m in goblin)
+    assert tel.model_calls == len(requests) - 1 == tel.decisions
+    assert tel.fallbacks == {} and tel.retries == 0
+    # every recorded choice is the one played, and the engine accepts it
+    played_ids = []
+    for result in results:
+        goblin = [m for _r, actor, m, _x in result.log if actor == "goblin"]
+        assert not any("action sans effet" in m or "action refusée" in m for m in goblin)
+        played_ids += [m.split(" — ")[0] for m in goblin if m.startswith("raisonnement : ")]
+    assert len(played_ids) == tel.decisions
+    for request, answer in zip(requests[1:], answers, strict=True):
+        number = json.loads(answer)["option_id"]
+        menu = dict(
+            line.split(". ", 1)
+            for line in request["messages"][1]["content"].splitlines()
+            if line[:1].isdigit() and ". " in line
+        )
+        assert number in menu  # the server answered with a number of that menu
 
 
-def test_no_credentials_in_the_cassette():
-    text = CASSETTE.read_text(encoding="utf-8").lower()
+def test_a_truncated_server_answer_is_retried_then_replaced_by_the_heuristic():
+    _model, policy, results, played, requests, answers = replay(
+        TRUNCATED, seeds=(1,), round_cap=1, max_tokens=TRUNCATED_MAX_TOKENS
+    )
+    assert played == len(requests) == 3  # the HTTP 500, the answer, the retry
+    assert all(r["max_tokens"] == TRUNCATED_MAX_TOKENS for r in requests)
+    for answer in answers:  # the server's real answers, cut by the token budget
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(answer)
+    assert "Ta réponse précédente était invalide" in requests[2]["messages"][1]["content"]
+    tel = policy.telemetry
+    assert (tel.decisions, tel.model_calls, tel.retries) == (1, 2, 1)
+    assert tel.fallbacks == {"invalid_output": 1}
+    log = results[0].log
+    assert any("repli heuristique (invalid_output)" in m for _r, _a, m, _x in log)
+
+
+@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED])
+def test_no_credentials_in_the_cassettes(path):
+    text = path.read_text(encoding="utf-8").lower()
     assert "authorization" not in text and "bearer" not in text
 
 

@@ -9,6 +9,7 @@ Recorded sessions of real models (cassettes) come with the model providers.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from builders import make_map, make_profile, melee, ranged
@@ -51,17 +52,27 @@ def _encounter():
     return build_encounter(gmap, [("west", [archer]), ("east", [strong, weak])])
 
 
-def _choose(prefix):
+def _menu(request):
+    """The numbered menu shown to the model: ``{label: number}``."""
+    return {
+        m.group(2): m.group(1)
+        for m in re.finditer(r"^(\d+)\. (.+)$", request.messages[1].content, re.MULTILINE)
+    }
+
+
+def _choose(label):
+    """A model that picks the option with that label (else the last one)."""
+
     def answer(request, _n):
-        ids = request.json_schema["properties"]["option_id"]["enum"]
-        pick = next((i for i in ids if i.startswith(prefix)), ids[-1])
+        menu = _menu(request)
+        pick = menu.get(label, list(menu.values())[-1])
         return json.dumps({"option_id": pick, "rationale": "le plus fragile d'abord"})
 
     return answer
 
 
 def test_the_model_choice_is_played_and_explained():
-    model = FakeModel(_choose("full_attack:weak:bow"))
+    model = FakeModel(_choose("outrance sur weak (bow)"))
     policy = LLMPolicy(model)
     result = play_fight(
         _encounter(), 3, {"west": policy, "east": HeuristicPolicy()}, round_cap=2, record=True
@@ -70,13 +81,18 @@ def test_the_model_choice_is_played_and_explained():
     assert "bow vs weak" in text
     first = model.requests[0]
     assert first.messages[0].role == "system" and first.messages[1].role == "user"
-    assert "full_attack:weak:bow" in first.json_schema["properties"]["option_id"]["enum"]
-    assert "Options légales" in first.messages[1].content
+    # the model sees the options by number; the enum is exactly the menu's numbers
+    menu = _menu(first)
+    assert first.json_schema["properties"]["option_id"]["enum"] == [
+        str(i) for i in range(1, len(menu) + 1)
+    ]
+    assert sorted(menu.values(), key=int) == first.json_schema["properties"]["option_id"]["enum"]
+    assert "outrance sur weak (bow)" in menu
     assert policy.telemetry.decisions >= 1 and policy.telemetry.fallbacks == {}
 
 
 def test_rationale_reaches_the_plan():
-    model = FakeModel(_choose("full_attack:weak:bow"))
+    model = FakeModel(_choose("outrance sur weak (bow)"))
     policy = LLMPolicy(model)
     plans = []
 
@@ -95,8 +111,10 @@ def test_rationale_reaches_the_plan():
     ["not json", json.dumps({"option_id": "fly:away"}), json.dumps({"choice": "wait"})],
 )
 def test_invalid_answer_gets_one_retry_with_the_error_then_succeeds(bad):
-    answers = iter([bad, json.dumps({"option_id": "wait"})])
-    model = FakeModel(lambda _r, _n: next(answers))
+    def answer(request, n):
+        return bad if n == 1 else json.dumps({"option_id": _menu(request)["attendre"]})
+
+    model = FakeModel(answer)
     policy = LLMPolicy(model)
     play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()}, round_cap=1)
     assert len(model.requests) == 2
@@ -141,7 +159,7 @@ def test_model_errors_fall_back_and_open_the_circuit_breaker_per_fight():
 
 
 def test_identical_situations_hit_the_decision_cache():
-    model = FakeModel(_choose("wait"))
+    model = FakeModel(_choose("attendre"))
     policy = LLMPolicy(model)
     enc = _encounter()
     for _ in range(2):
@@ -151,7 +169,7 @@ def test_identical_situations_hit_the_decision_cache():
 
 
 def test_static_prefix_comes_first_and_does_not_change_between_turns():
-    model = FakeModel(_choose("wait"))
+    model = FakeModel(_choose("attendre"))
     policy = LLMPolicy(model)
     play_fight(_encounter(), 5, {"west": policy, "east": HeuristicPolicy()}, round_cap=3)
     systems = {r.messages[0].content for r in model.requests}
@@ -164,3 +182,26 @@ def test_request_key_ignores_nothing_semantic():
     assert a.key("m") == ChatRequest((), {"x": 1}, 10, 0.0, 1).key("m")
     assert a.key("m") != a.key("n")
     assert a.key("m") != ChatRequest((), {"x": 2}, 10, 0.0, 1).key("m")
+
+
+def test_local_models_get_a_prefill_and_a_grammar_that_agree_with_the_schema():
+    """What a grammar-decoding provider assembles (prefill + id + quote, then the
+    free rationale it escapes and closes) is an answer the policy accepts."""
+    from policies.llm import PREFILL, RATIONALE_MAX, _parse
+
+    model = FakeModel(_choose("attendre"))
+    play_fight(_encounter(), 1, {"west": _Once(LLMPolicy(model)), "east": HeuristicPolicy()})
+    request = model.requests[0]
+    ids = request.json_schema["properties"]["option_id"]["enum"]
+    assert request.prefill == PREFILL and request.free_field == ("rationale", RATIONALE_MAX)
+    assert request.grammar is not None
+    for i in ids:
+        assert f'"{i}"' in request.grammar
+        head = request.prefill + i + '"'
+        why = 'l\'orc "blessé" \\ fuit' + "x" * RATIONALE_MAX
+        clean = "".join(ch for ch in why if ch >= " " and ch != "\\")[:RATIONALE_MAX]
+        answer = head + ', "rationale": ' + json.dumps(clean, ensure_ascii=False) + "}"
+        assert _parse(answer, ids) == (i, clean.strip())
+    # one character too many is refused: the provider must truncate
+    long = request.prefill + ids[0] + '", "rationale": "' + "x" * (RATIONALE_MAX + 1) + '"}'
+    assert isinstance(_parse(long, ids), str)

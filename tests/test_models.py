@@ -125,8 +125,8 @@ def test_cli_records_a_session_and_replays_it_identically(tmp_path, monkeypatch,
                 json.dumps({"option_id": pick, "rationale": "au plus près"}), 50, 8, 0.2, "picky"
             )
 
-    def fake_open(spec, *, seed=0):
-        return Picky() if spec == "picky" else real_open(spec, seed=seed)
+    def fake_open(spec, *, seed=0, threads=None):
+        return Picky() if spec == "picky" else real_open(spec, seed=seed, threads=threads)
 
     monkeypatch.setattr(models, "open_model", fake_open)
     cassette = tmp_path / "session.json"
