@@ -59,6 +59,10 @@ class Timed:
         return response
 
 
+#: transcript words of an action the engine refused
+REJECTED = ("action refusée", "sans effet")
+
+
 def p95(values):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
@@ -103,8 +107,14 @@ def main() -> None:
     o = load_combatant(ROOT / "data/monsters/orc.json")
     enc = build_encounter(gmap, [("players", [g, g, g]), ("monsters", [o, o])])
     sides = {"players": policy, "monsters": HeuristicPolicy()}
+    rejected = 0
     for seed in range(1, args.fights + 1):
-        play_fight(enc, seed, sides, round_cap=args.round_cap)
+        result = play_fight(enc, seed, sides, round_cap=args.round_cap, record=True)
+        rejected += sum(
+            1
+            for _r, actor, message, _x in result.log
+            if (actor or "").startswith("goblin") and any(w in message for w in REJECTED)
+        )
     lat = [c[1] for c in model.calls]
     tin = [c[2] for c in model.calls]
     tout = [c[3] for c in model.calls]
@@ -119,6 +129,11 @@ def main() -> None:
     print(
         f"prefix reuse: first call {lat[0]:.2f} s (cold KV cache, {fresh[0]} tokens read), "
         f"later calls median {statistics.median(lat[1:]) if len(lat) > 1 else float('nan'):.2f} s"
+    )
+    invalid = policy.telemetry.retries + sum(policy.telemetry.fallbacks.values())
+    print(
+        f"answers: {len(lat) - policy.telemetry.retries} decisions, invalid JSON or id {invalid}; "
+        f"actions of the LLM side rejected by the engine: {rejected}"
     )
     pp, gen = speeds(inner)
     print(f"measured speeds: prompt {pp:.1f} tok/s, generation {gen:.1f} tok/s")

@@ -1,7 +1,8 @@
 """Attack rolls, critical hits, damage and damage reduction.
 
 * Attack: d20 + final ``attack_bonus`` + situational modifiers (iterative
-  penalty, range increments, charge +2, high ground +1 in melee) ≥ target AC
+  penalty, range increments, charge +2, high ground +1 in melee, flanking +2 in
+  melee, −4 for shooting into a melee without Precise Shot) ≥ target AC
   (touch AC for touch attacks and for firearms within their first increment)
   + cover − 2 if the target charged. Natural 1 misses, natural 20 hits.
 * Critical: a hit whose natural roll is within the threat range is confirmed by
@@ -15,14 +16,16 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
 from engine.grid import distance_ft
 from engine.life import apply_damage
-from engine.los import cover_bonus
-from engine.reach import range_penalty
+from engine.los import cover_bonus, flanks
+from engine.maps import Cell, GameMap
+from engine.reach import range_penalty, threat_weapon
 from engine.rng import Rng
 from engine.state import CombatantState
 
@@ -33,6 +36,94 @@ CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
 HIGH_GROUND_BONUS = 1
 ITERATIVE_STEP = -5
+#: SRD « Flanking »: melee attack bonus
+FLANKING_BONUS = 2
+#: SRD « Shooting or Throwing into a Melee »: ranged attack penalty
+SHOOTING_INTO_MELEE = -4
+#: a target this far (or farther) from every friend of the shooter is not penalised
+INTO_MELEE_CLEAR_FT = 10
+
+
+class Presence(Protocol):
+    """What the melee-position rules read of a creature: a runtime
+    :class:`~engine.state.CombatantState` or an Observation's view of one."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def side(self) -> str: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def cell(self) -> Cell: ...
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]: ...
+    @property
+    def threat_reach_ft(self) -> int: ...
+
+
+def may_threaten(gmap: GameMap, src: Cell, dst: Cell, reach_ft: int) -> bool:
+    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span."""
+    w = gmap.width
+    return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
+
+
+def threatens(gmap: GameMap, creature: Presence, dst: Cell) -> bool:
+    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`)."""
+    reach = creature.threat_reach_ft
+    return (
+        reach > 0
+        and may_threaten(gmap, creature.cell, dst, reach)
+        and threat_weapon(gmap, creature.cell, dst, creature.attacks) is not None
+    )
+
+
+def flanking_ally(
+    gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence]
+) -> str | None:
+    """The ally with whom ``actor`` flanks the creature on ``target``, if any.
+
+    SRD « Flanking »: an active ally threatening the target (a usable melee
+    weapon reaching its square, not a reach weapon's dead zone), on the far side
+    of the line through the target (:func:`engine.los.flanks`). An ally that
+    cannot act (dying, unconscious) does not flank.
+    """
+    for ally in creatures:
+        if (
+            ally.id != actor.id
+            and ally.side == actor.side
+            and ally.active
+            and threatens(gmap, ally, target)
+            and flanks(gmap, actor.cell, ally.cell, target)
+        ):
+            return ally.id
+    return None
+
+
+def engaged_friend(
+    gmap: GameMap, actor: Presence, target: Presence, creatures: Iterable[Presence]
+) -> str | None:
+    """A friend of ``actor`` in melee with ``target``, close enough to penalise
+    a shot into that melee.
+
+    SRD « Shooting or Throwing into a Melee »: two characters are engaged in
+    melee if they are enemies and either threatens the other; the −4 is avoided
+    when the target is at least 10 feet from the nearest friendly character
+    (under 10 ft on this grid means adjacent). An unconscious friend is not
+    engaged.
+    """
+    dst = target.cell
+    w = gmap.width
+    tr, tc = dst // w, dst % w
+    for friend in creatures:
+        if friend.id == actor.id or friend.side != actor.side or not friend.active:
+            continue
+        fc = friend.cell
+        if max(abs(fc // w - tr), abs(fc % w - tc)) != 1:
+            continue
+        if threatens(gmap, friend, dst) or threatens(gmap, target, fc):
+            return friend.id
+    return None
 
 
 def iterative_penalties(bab: int, attack: AttackProfile) -> list[int]:
@@ -103,8 +194,15 @@ def attack_modifiers(
         pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
         if pen:
             mods.append(modifier(pen, "portée"))
-    elif gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
-        mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
+        if "precise shot" not in actor.profile.features and engaged_friend(
+            gmap, actor, target, battle.combatants
+        ):
+            mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
+    else:
+        if gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
+            mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
+        if flanking_ally(gmap, actor, target.pos, battle.combatants) is not None:
+            mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
     return tuple(mods)

@@ -33,7 +33,8 @@ from engine.actions import (
     TurnPlan,
     WithdrawAction,
 )
-from engine.attack import iterative_penalties, resolve_swing
+from engine.aoo import provoke
+from engine.attack import iterative_penalties, resolve_swing, threatens
 from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile
 from engine.economy import filter_plan
@@ -178,6 +179,10 @@ class Battle:
         over = self.is_over()
         while not over and self.round < self.round_cap:
             self.round += 1
+            for c in self.combatants:
+                c.aoo_used = 0
+                if c.provoked_by:
+                    c.provoked_by.clear()
             for actor in self.order:
                 if actor.dead:
                     continue
@@ -236,6 +241,7 @@ class Battle:
                     c.charging,
                     c.initiative,
                     w,
+                    c.profile.aoo_per_round - c.aoo_used,
                 )
                 for c in self.combatants
             ]
@@ -338,19 +344,63 @@ class Battle:
             penalties = [0]
         for pen in penalties:
             for _ in range(attack.count):
-                if not target.active:
+                if not target.active or not actor.active:
                     break
+                if not attack.is_melee and self._threat_possible(actor, movement=False):
+                    provoke(self, actor, actor.pos, movement=False)
+                    if not actor.active:
+                        break
                 resolve_swing(self, actor, target, attack, iterative=pen)
         return ActionResult(action.kind, True)
 
-    def _walk(self, actor: CombatantState, cells: tuple[Cell, ...], label: str) -> None:
+    def _walk(
+        self,
+        actor: CombatantState,
+        cells: tuple[Cell, ...],
+        label: str,
+        *,
+        provokes: bool = True,
+        safe_start: bool = False,
+    ) -> bool:
+        """Move ``actor`` square by square along ``cells``.
+
+        Leaving a threatened square provokes attacks of opportunity (unless
+        ``provokes`` is false: a 5-foot step; ``safe_start``: a withdraw's first
+        square). The trail is written up to each interruption. Returns whether
+        the actor is still active (it stops where it fell).
+        """
         if not cells:
-            return
-        if self.log is not None:
-            trail = "->".join(self._fmt(c) for c in (actor.pos, *cells))
-            self.note(actor, f"{label} {trail}")
-        actor.pos = cells[-1]
+            return actor.active
         actor.moved_this_turn = True
+        trail = [actor.pos]
+        for i, cell in enumerate(cells):
+            if provokes and not (safe_start and i == 0) and self._threat_possible(actor):
+                if self.log is not None and len(trail) > 1:
+                    self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+                    trail = [actor.pos]
+                provoke(self, actor, actor.pos, movement=True)
+                if not actor.active:
+                    return False
+            actor.pos = cell
+            trail.append(cell)
+        if self.log is not None and len(trail) > 1:
+            self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+        return True
+
+    def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
+        """Cheap pre-check: some enemy with an AoO left threatens the actor's square
+        (and, for movement, was not provoked by this actor's movement this round)."""
+        pos = actor.pos
+        for enemy in self.combatants:
+            if (
+                enemy.active
+                and enemy.side != actor.side
+                and enemy.aoo_used < enemy.profile.aoo_per_round
+                and not (movement and enemy.id in actor.provoked_by)
+                and threatens(self.gmap, enemy, pos)
+            ):
+                return True
+        return False
 
     def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
         budget = actor.speed_ft // 5
@@ -406,7 +456,7 @@ class Battle:
             if step is None:
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
             dest = step
-        self._walk(actor, (dest,), "pas de placement")
+        self._walk(actor, (dest,), "pas de placement", provokes=False)
         return ActionResult("5foot_step", True)
 
     def _nearest_enemy(self, actor: CombatantState) -> CombatantState | None:
@@ -446,9 +496,11 @@ class Battle:
         )
         if not res.ok or res.path is None or res.attack is None:
             return ActionResult("charge", False, res.reason)
-        self._walk(actor, res.path.cells, "charge")
+        if not self._walk(actor, res.path.cells, "charge"):
+            return ActionResult("charge", True)  # fell to an attack of opportunity
         actor.charging = True
-        resolve_swing(self, actor, target, res.attack, charge=True)
+        if target.active:
+            resolve_swing(self, actor, target, res.attack, charge=True)
         return ActionResult("charge", True)
 
     def _do_withdraw(self, actor: CombatantState) -> ActionResult:
@@ -463,5 +515,6 @@ class Battle:
             self.creature_cells(actor),
             restricted=actor.disabled,
         )
-        self._walk(actor, path.cells, "retraite")
+        # SRD « Withdraw »: the starting square is not threatened
+        self._walk(actor, path.cells, "retraite", safe_start=True)
         return ActionResult("withdraw", True)

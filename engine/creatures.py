@@ -333,6 +333,9 @@ class AttackProfile:
     range_increment_ft: int | None
     #: melee reach in feet (5 for an ordinary weapon), 0 for ranged attacks
     reach_ft: int
+    #: a reach weapon's dead zone: it cannot hit (nor threaten) at this distance
+    #: or closer (the wielder's natural reach); 0 for every other attack
+    dead_zone_ft: int
     natural: bool
     #: properties of the attack for DR bypass (its physical types and materials)
     bypass: frozenset[str]
@@ -375,6 +378,12 @@ class CombatantProfile:
     con_score: int
     con_mod: int
     source_file: str | None
+    #: attacks of opportunity per round: 1, or 1 + Dex modifier with Combat Reflexes
+    aoo_per_round: int = 1
+    #: feats and features, lower-cased, for rule checks (« precise shot » …)
+    features: frozenset[str] = frozenset()
+    #: longest melee reach (0: threatens nothing), a cheap pre-filter for threat tests
+    threat_reach_ft: int = 0
 
     @property
     def name(self) -> str:
@@ -392,10 +401,16 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
         parts.append(DamagePart(compile_dice(comp.formula), types, physical))
         if physical:
             bypass.update(types)
-    if spec.range_increment_ft is None:
-        reach = spec.reach_ft if spec.reach_ft is not None else NATURAL_REACH_FT.get(size, 5)
-    else:
+    natural_reach = NATURAL_REACH_FT.get(size, 5)
+    dead_zone = 0
+    if spec.range_increment_ft is not None:
         reach = 0
+    elif spec.reach_weapon:
+        # SRD « Reach Weapons »: twice the wielder's natural reach, not adjacent
+        reach = spec.reach_ft if spec.reach_ft is not None else 2 * natural_reach
+        dead_zone = natural_reach
+    else:
+        reach = spec.reach_ft if spec.reach_ft is not None else natural_reach
     return AttackProfile(
         id=ident,
         name=spec.name,
@@ -408,6 +423,7 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
         count=spec.count,
         range_increment_ft=spec.range_increment_ft,
         reach_ft=reach,
+        dead_zone_ft=dead_zone,
         natural=spec.natural,
         bypass=frozenset(bypass),
         spec=spec,
@@ -438,6 +454,10 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
     is_pc = bool(spec.pc) or (
         spec.pc is None and (spec.source or "").startswith("fiches_personnages/")
     )
+    features = frozenset(f.strip().lower() for f in spec.features)
+    aoo = 1
+    if "combat reflexes" in features:
+        aoo = max(1, 1 + ability_mod(spec.abilities.dex_score))
     return CombatantProfile(
         base_id=slug(spec.name),
         spec=spec,
@@ -447,6 +467,9 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         con_score=spec.abilities.con_score or 0,
         con_mod=ability_mod(spec.abilities.con_score),
         source_file=source_file,
+        aoo_per_round=aoo,
+        features=features,
+        threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
     )
 
 

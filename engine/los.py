@@ -220,3 +220,52 @@ def _soft_cover(geo: PairGeometry, creatures: set[Cell]) -> int:
             worst = max(worst, v)
         best = min(best, worst)
     return 0 if best >= BLOCKED else best
+
+
+def _crosses_border(
+    p: tuple[int, int], q: tuple[int, int], axis: int, at: int, lo: int, hi: int
+) -> bool:
+    """Whether segment ``p``→``q`` meets the border ``coord[axis] == at`` between
+    ``lo`` and ``hi`` (inclusive) on the other axis. Exact integer arithmetic."""
+    den = q[axis] - p[axis]
+    num = at - p[axis]
+    if den == 0:
+        return False  # centres are odd, borders even: never along a border
+    if den < 0:
+        den, num = -den, -num
+    if not 0 <= num <= den:
+        return False
+    other = 1 - axis
+    scaled = p[other] * den + num * (q[other] - p[other])
+    return lo * den <= scaled <= hi * den
+
+
+def flanks(gmap: GameMap, attacker: Cell, ally: Cell, target: Cell) -> bool:
+    """SRD « Flanking »: the line between the centres of ``attacker``'s and
+    ``ally``'s squares passes through opposite borders of ``target``'s square
+    (corners count as part of both borders they join). Cached per map.
+
+    >>> from engine.maps import parse_map
+    >>> m = parse_map('terrain: |\\n  ...\\n  ...\\n  ...\\nlegend:\\n  ".": {type: floor}\\n')
+    >>> flanks(m, m.cell(0, 1), m.cell(2, 1), m.cell(1, 1))  # north and south
+    True
+    >>> flanks(m, m.cell(0, 0), m.cell(2, 2), m.cell(1, 1))  # opposite corners
+    True
+    >>> flanks(m, m.cell(0, 1), m.cell(1, 2), m.cell(1, 1))  # north and east
+    False
+    """
+    key = ("flanks", attacker, ally, target)
+    cached = gmap.cache.get(key)
+    if cached is None:
+        w = gmap.width
+        # doubled coordinates: a square (r, c) spans [2r, 2r + 2], its centre is odd
+        p = (2 * (attacker // w) + 1, 2 * (attacker % w) + 1)
+        q = (2 * (ally // w) + 1, 2 * (ally % w) + 1)
+        tr, tc = 2 * (target // w), 2 * (target % w)
+        north = _crosses_border(p, q, 0, tr, tc, tc + 2)
+        south = _crosses_border(p, q, 0, tr + 2, tc, tc + 2)
+        west = _crosses_border(p, q, 1, tc, tr, tr + 2)
+        east = _crosses_border(p, q, 1, tc + 2, tr, tr + 2)
+        cached = (north and south) or (west and east)
+        gmap.cache[key] = cached
+    return cast(bool, cached)

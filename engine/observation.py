@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionResult
+from engine.attack import engaged_friend, flanking_ally, threatens
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import distance_ft
 from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import ChargeResult, charge_path, path_toward, step_toward
-from engine.reach import melee_reach_ft, range_penalty, weapon_for
+from engine.reach import melee_reach_ft, range_penalty, threat_weapon, weapon_for
 
 if TYPE_CHECKING:
     from engine.options import Option
@@ -134,6 +135,8 @@ class CombatantView:
     charging: bool
     initiative_total: int
     width: int
+    #: attacks of opportunity it can still make this round
+    aoo_remaining: int = 1
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -142,6 +145,10 @@ class CombatantView:
     @property
     def pos(self) -> tuple[int, int]:
         return divmod(self.cell, self.width)
+
+    @property
+    def threat_reach_ft(self) -> int:
+        return self.static.profile.threat_reach_ft
 
     @property
     def active(self) -> bool:
@@ -174,6 +181,7 @@ class CombatantView:
             stabilized=self.stabilized,
             disabled=self.disabled,
             initiative_total=self.initiative_total,
+            aoo_remaining=self.aoo_remaining,
             charging=self.charging,
             speed_effective_ft=self.speed_effective_ft,
         )
@@ -198,6 +206,10 @@ class PairView:
     can_step5_to_attack: bool
     high_ground: bool
     target_threatens_me: bool
+    #: a melee attack from here would get the flanking bonus (an ally opposite)
+    flanking: bool
+    #: a ranged attack from here would take −4 for shooting into a melee
+    shooting_into_melee: bool
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -214,6 +226,8 @@ class PairView:
             "can_step5_to_attack": self.can_step5_to_attack,
             "high_ground": self.high_ground,
             "target_threatens_me": self.target_threatens_me,
+            "flanking": self.flanking,
+            "shooting_into_melee": self.shooting_into_melee,
         }
 
 
@@ -376,10 +390,14 @@ class Observation:
         if tgt.side != me.side and tgt.active:
             ch = self.charge(target_id)
             charge_ok, charge_reason = ch.ok, ch.reason
-        threatens = (
-            tgt.active
-            and any(a.is_melee and 0 < dist <= a.reach_ft for a in tgt.attacks)
-            and has_line_of_effect(gmap, tgt.cell, me.cell)
+        threatens_me = tgt.active and threatens(gmap, tgt, me.cell)
+        hostile = tgt.side != me.side and tgt.active
+        creatures = self.combatants
+        flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures) is not None
+        into_melee = (
+            hostile
+            and "precise shot" not in me.static.profile.features
+            and engaged_friend(gmap, me, tgt, creatures) is not None
         )
         pv = PairView(
             target_id=target_id,
@@ -394,7 +412,9 @@ class Observation:
             charge_reason=charge_reason,
             can_step5_to_attack=self.can_step5_to_attack(target_id),
             high_ground=gmap.elevation[me.cell] > gmap.elevation[tgt.cell],
-            target_threatens_me=threatens,
+            target_threatens_me=threatens_me,
+            flanking=flanking,
+            shooting_into_melee=into_melee,
         )
         self._pairs[target_id] = pv
         return pv
@@ -443,9 +463,7 @@ class Observation:
                         cell = gmap.cell(r, c)
                         if cell == enemy.cell or gmap.move_cost[cell] == 0:
                             continue
-                        if distance_ft(gmap, enemy.cell, cell) <= reach and has_line_of_effect(
-                            gmap, enemy.cell, cell
-                        ):
+                        if threat_weapon(gmap, enemy.cell, cell, enemy.attacks) is not None:
                             grid[r][c] = True
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened

@@ -37,7 +37,7 @@ def attack_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) ->
     """``None`` if ``attack`` can hit square ``dst`` from ``src``, else the reason."""
     dist = distance_ft(gmap, src, dst)
     if attack.is_melee:
-        if dist == 0 or dist > attack.reach_ft:
+        if dist == 0 or dist > attack.reach_ft or dist <= attack.dead_zone_ft:
             return Reason.OUT_OF_RANGE
     elif dist > attack.max_range_ft:
         return Reason.OUT_OF_RANGE
@@ -84,6 +84,19 @@ def _weapon_for(
     if Reason.OUT_OF_RANGE in reasons:
         return None, Reason.OUT_OF_RANGE
     return None, Reason.NO_LINE_OF_EFFECT
+
+
+def threat_weapon(
+    gmap: GameMap, src: Cell, dst: Cell, attacks: Sequence[AttackProfile]
+) -> AttackProfile | None:
+    """The melee attack with which a creature on ``src`` threatens ``dst``, if any.
+
+    SRD « Threatened Squares »: every square a creature can make a melee attack
+    into, even when it is not its turn (its reach, minus a reach weapon's dead
+    zone, with line of effect). Ranged attacks threaten nothing; a Tiny
+    creature's zero reach threatens nothing.
+    """
+    return weapon_for(gmap, src, dst, attacks, melee_only=True)[0]
 
 
 def melee_reach_ft(attacks: Sequence[AttackProfile]) -> int:

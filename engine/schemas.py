@@ -69,6 +69,7 @@ class CombatantModel(_M):
     stabilized: bool
     disabled: bool
     initiative_total: int
+    aoo_remaining: int
     charging: bool
     speed_effective_ft: int
 
@@ -87,6 +88,8 @@ class PairModel(_M):
     can_step5_to_attack: bool
     high_ground: bool
     target_threatens_me: bool
+    flanking: bool
+    shooting_into_melee: bool
     movement_cost_ft: int | None
 
 

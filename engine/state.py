@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.actions import ActionResult
 from engine.checks import RollRecord
@@ -34,6 +34,10 @@ class CombatantState:
     #: charged on its last turn: −2 AC until the start of its next turn
     charging: bool = False
     moved_this_turn: bool = False
+    #: attacks of opportunity made this round
+    aoo_used: int = 0
+    #: enemies this creature's movement already provoked this round
+    provoked_by: set[str] = field(default_factory=set)
     last_results: tuple[ActionResult, ...] = ()
     # attrition counters (lethal damage only)
     hits: int = 0
@@ -63,6 +67,15 @@ class CombatantState:
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
         return self.profile.attacks
+
+    @property
+    def threat_reach_ft(self) -> int:
+        return self.profile.threat_reach_ft
+
+    @property
+    def cell(self) -> Cell:
+        """Same as ``pos`` (the name the Observation's views use)."""
+        return self.pos
 
     @property
     def speed_ft(self) -> int:

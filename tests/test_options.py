@@ -12,6 +12,9 @@ from engine.encounter import build_encounter
 from engine.maps import load_map
 from engine.runner import play_fight
 
+#: not a refusal: the actor fell mid-plan (an attack of opportunity during its move)
+FELL = "actor_down"
+
 
 class RandomOption:
     """Picks a random legal option and records any rejected action."""
@@ -23,7 +26,7 @@ class RandomOption:
 
     def decide(self, obs):
         for r in obs.last_turn_results:
-            if not r.ok:
+            if not r.ok and r.reason != FELL:
                 self.rejected.append((obs.acting_id, r.kind, r.reason))
         options = obs.legal_options
         ids = [o.id for o in options]
@@ -40,7 +43,7 @@ def _play_many(enc, fights: int) -> RandomOption:
         result = play_fight(enc, seed, dict.fromkeys(enc.sides, policy), round_cap=30)
         for c in result.combatants:
             for r in c.last_results:
-                if not r.ok:
+                if not r.ok and r.reason != FELL:
                     policy.rejected.append((c.id, r.kind, r.reason))
     return policy
 

@@ -1,0 +1,95 @@
+"""Attacks of opportunity (SRD « Attacks of Opportunity »).
+
+* **Who threatens**: an active combatant threatens every square it could make a
+  melee attack into (:func:`engine.reach.threat_weapon`): its reach, minus a
+  reach weapon's dead zone, with line of effect. Ranged attacks threaten
+  nothing.
+* **Triggers modelled here**:
+
+  - leaving a threatened square (move, charge, withdraw after its first square;
+    each step is resolved in turn, so a mover can fall before the next square).
+    Leaving several squares threatened by the same opponent in one round gives
+    that opponent one opportunity only (« Moving out of more than one
+    threatened square … doesn't count as more than one opportunity for that
+    opponent »);
+  - making a ranged attack from a threatened square: each threatening enemy
+    gets its attack before each shot.
+
+* **Budget**: one attack of opportunity per round, 1 + Dex modifier with Combat
+  Reflexes (reset at the start of each round, like the seed).
+* **Always taken**: PF1e lets a creature decline; the simulator never does.
+* **Suppressed** (and the budget kept) when the provoking creature has cover
+  against the attacker (SRD: « You can't execute an attack of opportunity
+  against a character with cover »).
+* **Never provoke**: the 5-foot step, the first square of a withdraw.
+
+Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, standing
+up, entering a much larger or smaller creature's square, failed tumbling.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.attack import may_threaten, resolve_swing, threatens
+from engine.los import cover_bonus
+from engine.maps import Cell
+from engine.reach import threat_weapon
+from engine.state import CombatantState
+
+if TYPE_CHECKING:
+    from engine.battle import Battle
+
+#: French reasons written in the transcript
+LEAVES = "quitte une case menacée"
+SHOOTS = "tir depuis une case menacée"
+
+
+def threatened_by(battle: Battle, creature: CombatantState, cell: Cell) -> list[CombatantState]:
+    """Active enemies of ``creature`` that threaten ``cell``, in deployment order."""
+    gmap = battle.gmap
+    out: list[CombatantState] = []
+    for enemy in battle.combatants:
+        if enemy.active and enemy.side != creature.side and threatens(gmap, enemy, cell):
+            out.append(enemy)
+    return out
+
+
+def provoke(battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool) -> bool:
+    """Every enemy threatening ``mover`` on ``cell`` takes its attack of opportunity.
+
+    ``movement``: the trigger is leaving ``cell`` (one opportunity per opponent
+    per round). Returns whether any attack was made. The caller stops what the
+    mover was doing once it is no longer active.
+    """
+    gmap = battle.gmap
+    struck = False
+    for enemy in battle.combatants:
+        if not mover.active:
+            break
+        if not enemy.active or enemy.side == mover.side:
+            continue
+        if enemy.aoo_used >= enemy.profile.aoo_per_round:
+            continue
+        if movement and enemy.id in mover.provoked_by:
+            continue
+        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft):
+            continue
+        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks)
+        if weapon is None:
+            continue
+        why = LEAVES if movement else SHOOTS
+        if cover_bonus(gmap, enemy.pos, cell, melee=True):
+            if battle.log is not None:
+                battle.note(
+                    enemy, f"attaque d'opportunité impossible contre {mover.id} ({why}) : abri"
+                )
+            continue
+        enemy.aoo_used += 1
+        if movement:
+            mover.provoked_by.add(enemy.id)
+        if battle.log is not None:
+            battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({why})")
+        resolve_swing(battle, enemy, mover, weapon)
+        struck = True
+    return struck
