@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
 from engine.grid import distance_ft
-from engine.life import apply_damage
+from engine.life import apply_damage, apply_nonlethal
 from engine.los import cover_bonus, flanks
 from engine.maps import Cell, GameMap
 from engine.reach import range_penalty, threat_weapon
@@ -143,10 +144,28 @@ def modifier(value: int, source: str) -> Modifier:
     return Modifier(value, source)
 
 
-def roll_damage(rng: Rng, attack: AttackProfile, mult: int) -> tuple[int, int]:
-    """Roll damage: ``(physical, energy)`` before any reduction."""
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """One hit's damage after every reduction, and what reduced it."""
+
+    lethal: int
+    nonlethal: int
+    #: below 1 before any reduction: the SRD's minimum of 1 nonlethal applies
+    minimum: bool = False
+    dr_absorbed: int = 0
+    #: French notes on energy components (« feu : résistance 5 », « froid : immunité »)
+    energy_notes: tuple[str, ...] = ()
+
+
+def roll_damage(
+    rng: Rng, attack: AttackProfile, mult: int
+) -> tuple[int, list[tuple[int, tuple[str, ...]]]]:
+    """Roll damage before any reduction: the physical total (dice and flat bonus,
+    multiplied on a critical) and each energy component ``(amount, types)``.
+    An attack without physical part adds its flat bonus to its first energy
+    component. The physical total may be negative (penalties)."""
     physical = 0
-    energy = 0
+    energy: list[tuple[int, tuple[str, ...]]] = []
     has_physical = False
     for part in attack.parts:
         if part.physical:
@@ -154,12 +173,72 @@ def roll_damage(rng: Rng, attack: AttackProfile, mult: int) -> tuple[int, int]:
             for _ in range(mult):
                 physical += part.dice.roll(rng)
         else:
-            energy += max(0, part.dice.roll(rng))
+            energy.append((part.dice.roll(rng), part.types))
     if has_physical:
         physical += attack.damage_bonus * mult
-    else:
-        energy += attack.damage_bonus
-    return max(0, physical), max(0, energy)
+    elif energy:
+        amount, types = energy[0]
+        energy[0] = (amount + attack.damage_bonus, types)
+    return physical, energy
+
+
+def resist_energy(
+    target: CombatantState, amount: int, types: tuple[str, ...]
+) -> tuple[int, str | None]:
+    """One energy component against the target's immunities and resistances.
+
+    SRD « Energy Immunity and Vulnerability », « Energy Resistance »: per
+    component, only its own types; a component with several types takes the
+    strongest protection among them (an immunity to any of them negates it).
+    Never below 0.
+    """
+    spec = target.profile.spec
+    if not types or amount <= 0:
+        return max(0, amount), None
+    immune = [t for t in types if t in spec.immunities]
+    if immune:
+        return 0, f"{immune[0]} : immunité"
+    best = 0
+    kind = types[0]
+    for t in types:
+        value = spec.resistances.get(t, 0)
+        if value > best:
+            best, kind = value, t
+    if best == 0:
+        return amount, None
+    return max(0, amount - best), f"{kind} : résistance {best}"
+
+
+def final_damage(
+    target: CombatantState,
+    attack: AttackProfile,
+    physical: int,
+    energy: list[tuple[int, tuple[str, ...]]],
+) -> Damage:
+    """DR on the physical part, resistances per energy component, the minimum
+    damage rule and the nonlethal marker.
+
+    * SRD « Minimum damage »: when penalties bring a hit's damage below 1, it
+      deals 1 nonlethal damage. This is judged before DR and resistances, which
+      can bring damage to 0 (SRD « Damage Reduction »: « … reduce the damage to
+      0 »). The seed applied the minimum after DR; we follow the SRD.
+    * An attack named « Unarmed Strike » deals nonlethal damage (seed rule: the
+      name is the marker; no damage-mode field yet).
+    """
+    raw = physical + sum(a for a, _ in energy)
+    if raw < 1:
+        return Damage(0, 1, minimum=True)
+    remaining, absorbed = reduce_by_dr(target, attack, max(0, physical))
+    notes: list[str] = []
+    total = remaining
+    for amount, types in energy:
+        kept, note = resist_energy(target, amount, types)
+        total += kept
+        if note is not None:
+            notes.append(note)
+    if attack.name.strip().lower() == "unarmed strike":
+        return Damage(0, total, False, absorbed, tuple(notes))
+    return Damage(total, 0, False, absorbed, tuple(notes))
 
 
 def reduce_by_dr(target: CombatantState, attack: AttackProfile, physical: int) -> tuple[int, int]:
@@ -259,13 +338,16 @@ def resolve_swing(
         if confirm.success:
             mult = attack.crit_mult
     physical, energy = roll_damage(rng, attack, mult)
-    physical, absorbed = reduce_by_dr(target, attack, physical)
-    damage = physical + energy
+    hurt = final_damage(target, attack, physical, energy)
+    damage = hurt.lethal
+    absorbed = hurt.dr_absorbed
     actor.hits += 1
     if mult > 1:
         actor.crits += 1
     before = target.hp
+    was_active = target.active
     apply_damage(target, damage)
+    taken = apply_nonlethal(target, hurt.nonlethal)
     actor.damage_dealt += max(0, damage)
     if battle.log is not None:
         text = _attack_text(attack, target, roll, ac, notes)
@@ -279,16 +361,29 @@ def resolve_swing(
                 text += f" ×{attack.crit_mult}"
         else:
             text += " -> TOUCHÉ"
-        text += f" : {damage} dégât{'s' if damage > 1 else ''}"
+        if hurt.nonlethal:
+            text += f" : {hurt.nonlethal} non {'létaux' if hurt.nonlethal > 1 else 'létal'}"
+            if hurt.minimum:
+                text += " (dégâts minimum)"
+            elif not taken:
+                text += " (immunisé)"
+        else:
+            text += f" : {damage} dégât{'s' if damage > 1 else ''}"
         if absorbed:
             text += f" (RD absorbe {absorbed})"
+        for note in hurt.energy_notes:
+            text += f" ({note})"
         text += f" ({target.id} {target.hp}/{target.profile.spec.hp_max} pv"
+        if target.nonlethal:
+            text += f", {target.nonlethal} non létaux"
         if target.life_label() != "actif":
             text += f", {target.life_label()}"
         text += ")"
         battle.note(actor, text, roll, *((confirm,) if confirm else ()))
         if before >= 0 > target.hp or target.dead:
             battle.state_change(target)
+        elif was_active and not target.active:
+            battle.note(target, "tombe inconscient (dégâts non létaux)")
 
 
 def _attack_text(

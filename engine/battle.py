@@ -7,7 +7,7 @@ action to its rule module, record the results.
 * Initiative: d20 + modifier, sorted on (total, modifier, deployment order),
   highest first, rolled once.
 * A dying combatant's turn is its stabilization check; stable, dead and
-  unconscious combatants skip their turn.
+  unconscious combatants (nonlethal damage above hp included) skip their turn.
 * The fight ends as soon as at most one side has active combatants (that side
   wins); after ``round_cap`` rounds it is a draw.
 """
@@ -190,6 +190,8 @@ class Battle:
                     if not actor.stable:
                         self._dying_turn(actor)
                     continue
+                if not actor.active:  # unconscious from nonlethal damage
+                    continue
                 self.take_turn(actor)
                 if self.is_over():
                     over = True
@@ -242,6 +244,7 @@ class Battle:
                     c.initiative,
                     w,
                     c.profile.aoo_per_round - c.aoo_used,
+                    c.nonlethal,
                 )
                 for c in self.combatants
             ]
@@ -266,7 +269,7 @@ class Battle:
         if self.log is not None and plan.rationale and getattr(policy, "explain", False):
             self.note(actor, f"raisonnement : {plan.rationale}")
         actions = plan.actions
-        kept, results = filter_plan(actions, staggered=actor.disabled)
+        kept, results = filter_plan(actions, staggered=actor.staggered)
         out: list[ActionResult] = []
         for action, keep, dropped in zip(actions, kept, results, strict=True):
             if not keep:
@@ -513,7 +516,7 @@ class Battle:
             enemies,
             actor.speed_ft,
             self.creature_cells(actor),
-            restricted=actor.disabled,
+            restricted=actor.staggered,
         )
         # SRD « Withdraw »: the starting square is not threatened
         self._walk(actor, path.cells, "retraite", safe_start=True)

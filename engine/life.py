@@ -10,6 +10,10 @@
   it dying again.
 * hp ≤ −Con score: **dead**. Undead and constructs (no Con) are destroyed at 0.
 * ``--simple-monster-death``: monsters (not PCs) die at hp ≤ 0.
+* Nonlethal damage (SRD « Nonlethal Damage ») is a separate total, never taken
+  from hp: equal to the current hp (> 0), the creature is **staggered**; above
+  it, **unconscious** (inactive: it acts, threatens and flanks no more, and
+  counts as down for victory). Undead and constructs are immune.
 """
 
 from __future__ import annotations
@@ -41,6 +45,24 @@ def apply_damage(target: CombatantState, amount: int) -> None:
     target.damage_taken += amount
     target.stable = False
     update_state(target)
+
+
+def apply_nonlethal(target: CombatantState, amount: int) -> int:
+    """Nonlethal damage (SRD « Nonlethal Damage »); returns what was taken.
+
+    Undead and constructs are immune. Once the total reaches the maximum hit
+    points, further nonlethal damage is lethal. Nonlethal damage is never
+    counted in attrition.
+    """
+    if amount <= 0 or target.profile.no_con:
+        return 0
+    room = max(0, target.profile.spec.hp_max - target.nonlethal)
+    kept = min(amount, room)
+    target.nonlethal += kept
+    target.refresh()
+    if amount > kept:
+        apply_damage(target, amount - kept)
+    return amount
 
 
 def lose_hp(target: CombatantState, amount: int) -> None:

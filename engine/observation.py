@@ -137,6 +137,8 @@ class CombatantView:
     width: int
     #: attacks of opportunity it can still make this round
     aoo_remaining: int = 1
+    #: nonlethal damage (equal to hp: staggered; above: unconscious)
+    nonlethal: int = 0
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -152,7 +154,7 @@ class CombatantView:
 
     @property
     def active(self) -> bool:
-        return not self.dead and self.hp >= 0
+        return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
     def dying(self) -> bool:
@@ -161,6 +163,11 @@ class CombatantView:
     @property
     def disabled(self) -> bool:
         return not self.dead and self.hp == 0
+
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action: disabled, or nonlethal equal to hp."""
+        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
 
     @property
     def speed_effective_ft(self) -> int:
@@ -174,12 +181,13 @@ class CombatantView:
         out.update(
             pos=list(self.pos),
             hp=self.hp,
-            nonlethal=0,
+            nonlethal=self.nonlethal,
             active=self.active,
             dead=self.dead,
             dying=self.dying,
             stabilized=self.stabilized,
             disabled=self.disabled,
+            staggered=self.staggered,
             initiative_total=self.initiative_total,
             aoo_remaining=self.aoo_remaining,
             charging=self.charging,
@@ -352,7 +360,7 @@ class Observation:
             if (
                 tgt.active
                 and tgt.side != me.side
-                and not me.disabled
+                and not me.staggered
                 and me.speed_effective_ft > 5
                 and self.melee_weapon_for(target_id) is None
             ):

@@ -67,7 +67,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
     me = obs.actor
     out: list[Option] = []
-    disabled = me.disabled
+    disabled = me.staggered  # one action only: disabled, or nonlethal equal to hp
     occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
     hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
     for enemy in obs.enemies():

@@ -68,6 +68,7 @@ class CombatantModel(_M):
     dying: bool
     stabilized: bool
     disabled: bool
+    staggered: bool
     initiative_total: int
     aoo_remaining: int
     charging: bool

@@ -25,6 +25,8 @@ class CombatantState:
     index: int
     pos: Cell
     hp: int
+    #: nonlethal damage taken (SRD « Nonlethal Damage »), never subtracted from hp
+    nonlethal: int = 0
     #: whether ``--simple-monster-death`` applies to this combatant
     dies_at_zero: bool = False
     dead: bool = False
@@ -53,12 +55,17 @@ class CombatantState:
 
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
-        self.active = not self.dead and self.hp >= 0
+        self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
     def disabled(self) -> bool:
         """Exactly 0 hp: staggered, a standard action costs 1 hp."""
         return not self.dead and self.hp == 0
+
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
+        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
 
     @property
     def dying(self) -> bool:
@@ -94,4 +101,8 @@ class CombatantState:
             return "stable" if self.stable else "mourant"
         if self.hp == 0:
             return "invalide"
+        if self.nonlethal > self.hp:
+            return "inconscient"
+        if self.nonlethal == self.hp:
+            return "chancelant"
         return "actif"
