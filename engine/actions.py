@@ -348,7 +348,17 @@ MOVEMENT_KINDS = frozenset({"move", "5foot_step", "charge", "withdraw", "run"})
 #: Kinds the engine resolves today. Every other kind is classified in the budget
 #: and answered with ``unsupported_kind``.
 IMPLEMENTED_KINDS = frozenset(
-    {"attack", "full_attack", "move", "5foot_step", "charge", "withdraw", "wait"}
+    {
+        "attack",
+        "full_attack",
+        "move",
+        "5foot_step",
+        "charge",
+        "withdraw",
+        "wait",
+        "total_defense",
+        "fight_defensively",
+    }
 )
 
 

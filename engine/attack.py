@@ -37,6 +37,11 @@ CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
 HIGH_GROUND_BONUS = 1
 ITERATIVE_STEP = -5
+#: SRD « Total Defense »: dodge bonus to AC until the next turn
+TOTAL_DEFENSE_AC = 4
+#: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
+FIGHT_DEFENSIVELY_PENALTY = -4
+FIGHT_DEFENSIVELY_AC = 2
 #: SRD « Flanking »: melee attack bonus
 FLANKING_BONUS = 2
 #: SRD « Shooting or Throwing into a Melee »: ranged attack penalty
@@ -284,6 +289,8 @@ def attack_modifiers(
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
+    if actor.fighting_defensively:
+        mods.append(modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive"))
     return tuple(mods)
 
 
@@ -310,6 +317,9 @@ def target_ac(
     if target.charging:
         ac -= CHARGE_AC_PENALTY
         notes.append(f"charge -{CHARGE_AC_PENALTY}")
+    if target.defense_ac_bonus:
+        ac += target.defense_ac_bonus
+        notes.append(f"défense +{target.defense_ac_bonus}")
     return ac, notes
 
 

@@ -25,16 +25,25 @@ from engine.actions import (
     ActionResult,
     AttackAction,
     ChargeAction,
+    FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
     Reason,
     Slot,
+    TotalDefenseAction,
     TurnPlan,
     WithdrawAction,
 )
 from engine.aoo import provoke
-from engine.attack import iterative_penalties, resolve_swing, threatens
+from engine.attack import (
+    FIGHT_DEFENSIVELY_AC,
+    FIGHT_DEFENSIVELY_PENALTY,
+    TOTAL_DEFENSE_AC,
+    iterative_penalties,
+    resolve_swing,
+    threatens,
+)
 from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile
 from engine.economy import filter_plan
@@ -173,10 +182,31 @@ class Battle:
             key=lambda c: (-c.initiative, -c.profile.spec.initiative_mod, c.index),
         )
 
+    def surprise_round(self) -> bool:
+        """SRD « Surprise »: when some active combatants are aware of their
+        opponents and others are not, round 0 comes first: the aware act (one
+        standard or move action), the unaware lose their turn. Returns whether
+        the fight ended in it."""
+        awake = [c.aware for c in self.combatants if c.active]
+        if all(awake) or not any(awake):
+            return False
+        self.round = 0
+        self.raw("round de surprise")
+        for actor in self.order:
+            if not actor.active:
+                continue
+            if not actor.aware:
+                self.note(actor, "surpris : ne peut pas agir")
+                continue
+            self.take_turn(actor)
+            if self.is_over():
+                return True
+        return False
+
     def run(self) -> FightResult:
         self.roll_initiative()
         winner: str | None = None
-        over = self.is_over()
+        over = self.surprise_round() or self.is_over()
         while not over and self.round < self.round_cap:
             self.round += 1
             for c in self.combatants:
@@ -245,6 +275,8 @@ class Battle:
                     w,
                     c.profile.aoo_per_round - c.aoo_used,
                     c.nonlethal,
+                    c.defense_ac_bonus,
+                    c.aware,
                 )
                 for c in self.combatants
             ]
@@ -263,13 +295,23 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> None:
         actor.charging = False
         actor.moved_this_turn = False
+        actor.defense_ac_bonus = 0
+        actor.fighting_defensively = False
         obs = self.observe(actor)
         policy = self.policy_for(actor)
         plan = policy.decide(obs)
         if self.log is not None and plan.rationale and getattr(policy, "explain", False):
             self.note(actor, f"raisonnement : {plan.rationale}")
         actions = plan.actions
-        kept, results = filter_plan(actions, staggered=actor.staggered)
+        surprise = self.round == 0
+        if surprise:  # SRD « Surprise »: a full attack becomes one attack
+            actions = tuple(
+                AttackAction(target_id=a.target_id, weapon_id=a.weapon_id)
+                if isinstance(a, FullAttackAction)
+                else a
+                for a in actions
+            )
+        kept, results = filter_plan(actions, staggered=actor.staggered, surprise=surprise)
         out: list[ActionResult] = []
         for action, keep, dropped in zip(actions, kept, results, strict=True):
             if not keep:
@@ -311,6 +353,19 @@ class Battle:
             return self._do_charge(actor, action)
         if isinstance(action, WithdrawAction):
             return self._do_withdraw(actor)
+        if isinstance(action, TotalDefenseAction):
+            actor.defense_ac_bonus = TOTAL_DEFENSE_AC
+            self.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
+            return ActionResult("total_defense", True)
+        if isinstance(action, FightDefensivelyAction):
+            actor.fighting_defensively = True
+            actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
+            self.note(
+                actor,
+                f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
+                f"+{FIGHT_DEFENSIVELY_AC} CA)",
+            )
+            return ActionResult("fight_defensively", True)
         return ActionResult(action.kind, True)  # wait
 
     def _target(self, actor: CombatantState, target_id: str | None) -> CombatantState | None:

@@ -20,6 +20,8 @@ _TERM = re.compile(r"\s*([+-])?\s*(?:([0-9]{0,6})\s*[dD]\s*([0-9]{1,6})|([0-9]{1
 
 MAX_DICE = 100
 MAX_SIDES = 1000
+#: largest flat total, so that the canonical form (one constant) parses back
+MAX_FLAT = 999_999
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,4 +116,6 @@ def compile_dice(text: str) -> DiceExpr:
             flat += sign * int(const_txt)
         first = False
         pos = match.end()
+    if abs(flat) > MAX_FLAT:
+        raise DataError(f"formule de dés invalide : « {shown} » (constante au-delà de ±{MAX_FLAT})")
     return DiceExpr(tuple(terms), flat)

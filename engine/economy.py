@@ -32,12 +32,21 @@ from engine.actions import (
 
 
 def filter_plan(
-    actions: Sequence[Action], *, staggered: bool = False
+    actions: Sequence[Action], *, staggered: bool = False, surprise: bool = False
 ) -> tuple[list[bool], list[ActionResult | None]]:
     """Which actions of a plan fit the budget.
 
+    ``surprise``: the surprise round (SRD « Surprise »): one standard *or* move
+    action, free actions kept, swift and full-round actions dropped with
+    ``downgraded:surprise`` (the caller turns a full attack into one attack
+    first).
+
     Returns a keep-mask and, for each dropped action, its ``ActionResult``.
     """
+    single_reason = Reason.DOWNGRADED_STAGGERED
+    if surprise:
+        staggered = True
+        single_reason = Reason.DOWNGRADED_SURPRISE
     standard = move = swift = True
     moved = stepped = False
     single_used = False
@@ -54,11 +63,11 @@ def filter_plan(
         if staggered and kind == "withdraw":
             slot = Slot.STANDARD  # restricted withdraw (SRD): a standard action at 1× speed
         if staggered:
-            if slot is Slot.FULL_ROUND:
-                drop(action, Reason.DOWNGRADED_STAGGERED)
+            if slot is Slot.FULL_ROUND or (surprise and slot is Slot.SWIFT):
+                drop(action, single_reason)
                 continue
             if slot in (Slot.STANDARD, Slot.MOVE) and single_used:
-                drop(action, Reason.DOWNGRADED_STAGGERED)
+                drop(action, single_reason)
                 continue
         if kind in MOVEMENT_KINDS and (stepped or (kind == "5foot_step" and moved)):
             drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)

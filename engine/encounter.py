@@ -52,6 +52,7 @@ class Encounter:
                 pos=p.cell,
                 hp=p.profile.spec.hp_max,
                 dies_at_zero=monsters_die_at_zero and not p.profile.is_pc,
+                aware=p.profile.spec.aware,
             )
             for i, p in enumerate(self.placements)
         ]

@@ -139,6 +139,10 @@ class CombatantView:
     aoo_remaining: int = 1
     #: nonlethal damage (equal to hp: staggered; above: unconscious)
     nonlethal: int = 0
+    #: dodge AC bonus until its next turn (total defense, fighting defensively)
+    defense_ac_bonus: int = 0
+    #: aware of its opponents (else surprised in the surprise round)
+    aware: bool = True
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -191,6 +195,8 @@ class CombatantView:
             initiative_total=self.initiative_total,
             aoo_remaining=self.aoo_remaining,
             charging=self.charging,
+            defense_ac_bonus=self.defense_ac_bonus,
+            aware=self.aware,
             speed_effective_ft=self.speed_effective_ft,
         )
         return out

@@ -10,8 +10,10 @@ always gives the same ids in the same order.
 Options, per active enemy in deployment order, then the non-targeted ones:
 
 * ``full_attack:<target>:<weapon>`` — every attack of one weapon that can hit now;
+* ``defensive_full_attack:<target>:<weapon>`` — the same with a melee weapon,
+  fighting defensively (−4 on the attacks, +2 AC until the next turn);
 * ``attack:<target>:<weapon>`` — a single attack (the only attack a disabled
-  combatant can make);
+  combatant, or any combatant in the surprise round, can make);
 * ``charge:<target>`` — a straight clear line, then one attack at +2;
 * ``step_full_attack:<target>`` — a 5-foot step that brings a melee weapon in
   reach, then a full attack;
@@ -20,6 +22,7 @@ Options, per active enemy in deployment order, then the non-targeted ones:
 * ``move:<target>`` — a move toward the target (when it moves at least a square);
 * ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
   disabled combatant's restricted withdraw (when it moves at least a square);
+* ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``wait`` — do nothing.
 """
 
@@ -32,9 +35,11 @@ from engine.actions import (
     Action,
     AttackAction,
     ChargeAction,
+    FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    TotalDefenseAction,
     WaitAction,
     WithdrawAction,
     action_to_dict,
@@ -67,7 +72,8 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
     me = obs.actor
     out: list[Option] = []
-    disabled = me.staggered  # one action only: disabled, or nonlethal equal to hp
+    # one action only: disabled, nonlethal equal to hp, or the surprise round
+    disabled = me.staggered or obs.round == 0
     occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
     hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
     for enemy in obs.enemies():
@@ -83,6 +89,17 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                         (FullAttackAction(target_id=tid, weapon_id=attack.id),),
                     )
                 )
+                if attack.is_melee:
+                    out.append(
+                        Option(
+                            f"defensive_full_attack:{tid}:{attack.id}",
+                            f"outrance défensive sur {tid} ({attack.name}, -4, +2 CA)",
+                            (
+                                FightDefensivelyAction(),
+                                FullAttackAction(target_id=tid, weapon_id=attack.id),
+                            ),
+                        )
+                    )
             out.append(
                 Option(
                     f"attack:{tid}:{attack.id}",
@@ -154,5 +171,6 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
         out.append(Option("withdraw", label, (WithdrawAction(),)))
+    out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)

@@ -72,6 +72,8 @@ class CombatantModel(_M):
     initiative_total: int
     aoo_remaining: int
     charging: bool
+    defense_ac_bonus: int
+    aware: bool
     speed_effective_ft: int
 
 

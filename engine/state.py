@@ -35,6 +35,13 @@ class CombatantState:
     initiative_roll: RollRecord | None = None
     #: charged on its last turn: −2 AC until the start of its next turn
     charging: bool = False
+    #: dodge bonus to AC until the start of its next turn (total defense +4,
+    #: fighting defensively +2)
+    defense_ac_bonus: int = 0
+    #: fighting defensively this turn: −4 on its attacks
+    fighting_defensively: bool = False
+    #: aware of its opponents when the fight starts (else surprised)
+    aware: bool = True
     moved_this_turn: bool = False
     #: attacks of opportunity made this round
     aoo_used: int = 0

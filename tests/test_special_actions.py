@@ -1,0 +1,122 @@
+"""Total defense, fighting defensively and the surprise round (scripted dice).
+
+SRD « Total Defense » (+4 dodge AC until the next turn, a standard action),
+« Fighting Defensively » (−4 on attacks, +2 dodge AC), « Surprise » (aware
+combatants get one standard or move action in round 0; the unaware lose it).
+"""
+
+from __future__ import annotations
+
+from builders import battle, make_map, make_profile, messages, state
+
+from engine.actions import (
+    AttackAction,
+    FightDefensivelyAction,
+    FullAttackAction,
+    MoveAction,
+    Reason,
+    TotalDefenseAction,
+    TurnPlan,
+)
+from engine.battle import Battle
+from engine.rng import ScriptedRng
+from policies import HeuristicPolicy
+
+ROW = make_map(["......"])
+
+
+class Plan:
+    def __init__(self, *actions):
+        self.actions = actions
+
+    def decide(self, obs):
+        return TurnPlan(self.actions)
+
+
+def test_total_defense_adds_4_ac_until_the_next_turn():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    b = battle(ROW, [me, foe], [13, 1], policies={"A": Plan(TotalDefenseAction())})
+    b.take_turn(me)
+    assert me.defense_ac_bonus == 4 and messages(b) == ["défense totale (+4 CA)"]
+    assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 4
+    # 13 would hit AC 10, not AC 14
+    b.dispatch(foe, AttackAction(target_id="me"))
+    assert messages(b)[-1] == "sword vs me d20=13+0=13 CA 14 (défense +4) -> RATÉ"
+    b._policies = {"A": Plan()}  # the bonus ends when its next turn starts
+    b.take_turn(me)
+    assert me.defense_ac_bonus == 0
+
+
+def test_total_defense_is_a_standard_action():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    plan = Plan(TotalDefenseAction(), AttackAction(target_id="foe"))
+    b = battle(ROW, [me, foe], [], policies={"A": plan})
+    b.take_turn(me)
+    assert [r.reason for r in me.last_results] == [None, Reason.DOWNGRADED_ACTION_ECONOMY]
+
+
+def test_fighting_defensively_costs_4_to_hit_and_gives_2_ac():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    plan = Plan(FightDefensivelyAction(), FullAttackAction(target_id="foe"))
+    b = battle(ROW, [me, foe], [13], policies={"A": plan})
+    b.take_turn(me)
+    assert messages(b) == [
+        "combat sur la défensive (-4 à l'attaque, +2 CA)",
+        "sword vs foe d20=13-4=9 CA 10 -> RATÉ",
+    ]
+    assert me.defense_ac_bonus == 2 and me.fighting_defensively
+
+
+def test_the_menu_offers_total_defense_and_defensive_full_attacks():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    b = battle(ROW, [me, foe], [])
+    ids = [o.id for o in b.observe(me).legal_options]
+    assert "defensive_full_attack:foe:sword" in ids and ids[-2:] == ["total_defense", "wait"]
+
+
+def _fight(aware_a, aware_b, dice, policies=None):
+    a = state("a", "A", make_profile(aware=aware_a), ROW, (0, 0))
+    z = state("z", "B", make_profile(aware=aware_b, hp_max=30), ROW, (0, 1), 1)
+    for c in (a, z):
+        c.aware = c.profile.spec.aware
+    pol = policies or {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
+    fight = Battle(ROW, [a, z], ("A", "B"), ScriptedRng(dice), pol, round_cap=1, record=True)
+    return fight, a, z
+
+
+def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_attack():
+    # initiative a 5, z 15; round 0: z is surprised, a attacks once; round 1: z, then a
+    plan = {"A": Plan(FullAttackAction(target_id="z"), MoveAction(target_id="z")),
+            "B": Plan()}  # fmt: skip
+    fight, _a, _z = _fight(True, False, [5, 15, 12, 3, 11, 2], plan)
+    out = fight.run()
+    text = [(r, who, m) for r, who, m, _x in out.log if r is not None]
+    assert text[0] == (0, "z", "surpris : ne peut pas agir")
+    assert text[1][:2] == (0, "a") and text[1][2].startswith("sword vs z d20=12")
+    assert (0, "a", "sword vs z d20=11+0=11 CA 10 -> TOUCHÉ : 2 dégâts (z 25/30 pv)") not in text
+    # the move of round 0 was dropped: one standard or move action only
+    round0 = [m for r, who, m in text if r == 0 and who == "a"]
+    assert round0[1:] == ["action refusée : move (downgraded:surprise)"]
+    assert "round de surprise" in [m for r, _w, m, _x in out.log if r is None]
+
+
+def test_no_surprise_round_when_everyone_or_no_one_is_aware():
+    for flags in ((True, True), (False, False)):
+        fight, _, _ = _fight(*flags, [5, 15, 1, 1])
+        out = fight.run()
+        assert "round de surprise" not in [m for _r, _w, m, _x in out.log]
+        assert all(r != 0 for r, _w, _m, _x in out.log if r is not None)
+
+
+def test_the_surprise_round_menu_has_single_actions_only():
+    a = state("a", "A", make_profile(), ROW, (0, 0))
+    z = state("z", "B", make_profile(), ROW, (0, 1), 1)
+    b = battle(ROW, [a, z], [])
+    b.round = 0
+    ids = [o.id for o in b.observe(a).legal_options]
+    assert not any(i.startswith(("full_attack", "defensive_full_attack", "charge")) for i in ids)
+    assert "attack:z:sword" in ids
