@@ -41,21 +41,22 @@ from engine.grid import (
 )
 from engine.los import has_line_of_effect
 from engine.maps import Cell, GameMap
-from engine.reach import attack_reason, melee_reach_ft
+from engine.reach import attack_reason, melee_band
 
 
-def attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
-    """Passable squares within ``reach_ft`` of ``target`` with line of effect to it (cached)."""
-    key = ("attack_squares", target, reach_ft)
+def attack_squares(gmap: GameMap, target: Cell, reach_ft: int, dead_zone_ft: int = 0) -> list[Cell]:
+    """Passable squares within ``reach_ft`` of ``target`` (beyond a reach weapon's
+    ``dead_zone_ft``) with line of effect to it (cached)."""
+    key = ("attack_squares", target, reach_ft, dead_zone_ft)
     cached = cast("list[Cell] | None", gmap.cache.get(key))
     if cached is not None:
         return cached
-    out = _attack_squares(gmap, target, reach_ft)
+    out = _attack_squares(gmap, target, reach_ft, dead_zone_ft)
     gmap.cache[key] = out
     return out
 
 
-def _attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
+def _attack_squares(gmap: GameMap, target: Cell, reach_ft: int, dead_zone_ft: int) -> list[Cell]:
     span = max(1, reach_ft // 5)
     w = gmap.width
     tr, tc = divmod(target, w)
@@ -65,9 +66,8 @@ def _attack_squares(gmap: GameMap, target: Cell, reach_ft: int) -> list[Cell]:
             cell = r * w + c
             if cell == target or gmap.move_cost[cell] == 0:
                 continue
-            if distance_ft(gmap, cell, target) <= reach_ft and has_line_of_effect(
-                gmap, cell, target
-            ):
+            dist = distance_ft(gmap, cell, target)
+            if dead_zone_ft < dist <= reach_ft and has_line_of_effect(gmap, cell, target):
                 out.append(cell)
     return out
 
@@ -92,14 +92,16 @@ def path_toward(
     *,
     occupied: Collection[Cell],
     hostile: Collection[Cell],
+    dead_zone_ft: int = 0,
 ) -> Path | None:
-    """Full cheapest path (no budget) to a free square from which ``target`` is in reach.
+    """Full cheapest path (no budget) to a free square from which ``target`` is in reach
+    (farther than ``dead_zone_ft``: a reach weapon backs away from an adjacent target).
 
     ``occupied``: squares of every other active creature (never ended on);
     ``hostile``: squares of active enemies (never entered). ``None`` if the mover
     already is in such a square or cannot get closer at all.
     """
-    goals = {c for c in attack_squares(gmap, target, reach_ft) if c not in occupied}
+    goals = {c for c in attack_squares(gmap, target, reach_ft, dead_zone_ft) if c not in occupied}
     if start in goals:
         return None
     span = max(1, reach_ft // 5)
@@ -112,11 +114,14 @@ def path_toward(
     if goals:
         # The cheapest path ignoring creatures is also the cheapest real one when
         # it avoids every enemy and ends on a free square: reuse it (cached per map).
-        key = ("static_path", start, target, reach_ft)
+        key = ("static_path", start, target, reach_ft, dead_zone_ft)
         static = gmap.cache.get(key, False)
         if static is False:
             static = find_path(
-                gmap, start, set(attack_squares(gmap, target, reach_ft)), heuristic=h
+                gmap,
+                start,
+                set(attack_squares(gmap, target, reach_ft, dead_zone_ft)),
+                heuristic=h,
             )
             gmap.cache[key] = static
         if (
@@ -158,8 +163,9 @@ def move_toward(
     The one definition used by the engine to resolve ``move`` and by the
     Observation to tell policies where a move would end.
     """
+    reach, dead = melee_band(attacks)
     path = path_toward(
-        gmap, start, target, melee_reach_ft(attacks), occupied=occupied, hostile=hostile
+        gmap, start, target, reach, occupied=occupied, hostile=hostile, dead_zone_ft=dead
     )
     if path is None:
         return Path((), (), 0)
@@ -286,10 +292,10 @@ def charge_path(
     for attack in melee:
         if attack_reason(gmap, start, target, attack) is None:
             return ChargeResult(False, Reason.NO_CHARGE_PATH)  # already in reach
-        key = ("charge", start, target, attack.reach_ft)
+        key = ("charge", start, target, attack.reach_ft, attack.dead_zone_ft)
         plan = cast("list[tuple[Cell, int, Path | None]] | None", gmap.cache.get(key))
         if plan is None:
-            plan = _charge_plan(gmap, start, target, attack.reach_ft)
+            plan = _charge_plan(gmap, start, target, attack.reach_ft, attack.dead_zone_ft)
             gmap.cache[key] = plan
         nearest: int | None = None
         for dest, dist, path in plan:
@@ -308,11 +314,12 @@ def charge_path(
 
 
 def _charge_plan(
-    gmap: GameMap, start: Cell, target: Cell, reach_ft: int
+    gmap: GameMap, start: Cell, target: Cell, reach_ft: int, dead_zone_ft: int
 ) -> list[tuple[Cell, int, Path | None]]:
     """Candidate end squares by distance, with their terrain-valid straight line."""
     squares = sorted(
-        attack_squares(gmap, target, reach_ft), key=lambda c: (distance_squares(gmap, start, c), c)
+        attack_squares(gmap, target, reach_ft, dead_zone_ft),
+        key=lambda c: (distance_squares(gmap, start, c), c),
     )
     return [
         (c, distance_squares(gmap, start, c), _straight_line(gmap, start, c, ())) for c in squares

@@ -23,7 +23,7 @@ from engine.grid import distance_ft
 from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import ChargeResult, charge_path, path_toward, step_toward
-from engine.reach import melee_reach_ft, range_penalty, threat_weapon, weapon_for
+from engine.reach import melee_band, range_penalty, threat_weapon, weapon_for
 
 if TYPE_CHECKING:
     from engine.options import Option
@@ -444,18 +444,24 @@ class Observation:
         if target_id in self._move_cost:
             return self._move_cost[target_id]
         me, tgt = self.actor, self._by_id[target_id]
-        reach = melee_reach_ft(me.attacks)
+        reach, dead = melee_band(me.attacks)
         hostile = {c.cell for c in self.combatants if c.active and c.side != me.side}
         path = path_toward(
-            self._gmap, me.cell, tgt.cell, reach, occupied=self._occupied(me.id), hostile=hostile
+            self._gmap,
+            me.cell,
+            tgt.cell,
+            reach,
+            occupied=self._occupied(me.id),
+            hostile=hostile,
+            dead_zone_ft=dead,
         )
         result: int | None
         if path is None:
-            in_reach = 0 < distance_ft(self._gmap, me.cell, tgt.cell) <= reach
+            in_reach = dead < distance_ft(self._gmap, me.cell, tgt.cell) <= reach
             result = 0 if in_reach else None
         else:
             last = path.cells[-1] if path.cells else me.cell
-            ok = 0 < distance_ft(self._gmap, last, tgt.cell) <= reach
+            ok = dead < distance_ft(self._gmap, last, tgt.cell) <= reach
             result = 5 * path.cost if ok else None
         self._move_cost[target_id] = result
         return result

@@ -99,6 +99,16 @@ def threat_weapon(
     return weapon_for(gmap, src, dst, attacks, melee_only=True)[0]
 
 
+def melee_band(attacks: Sequence[AttackProfile]) -> tuple[int, int]:
+    """``(reach, dead zone)`` of the melee attacks together: some melee attack
+    can hit at a distance ``d`` with ``dead < d ≤ reach`` (5 ft, 0 without any
+    melee attack; the dead zone is 0 as soon as one attack has none)."""
+    melee = [a for a in attacks if a.is_melee]
+    if not melee:
+        return 5, 0
+    return max(a.reach_ft for a in melee) or 5, min(a.dead_zone_ft for a in melee)
+
+
 def melee_reach_ft(attacks: Sequence[AttackProfile]) -> int:
     """Longest melee reach among the attacks (5 ft when there is no melee attack)."""
     best = 0

@@ -42,10 +42,29 @@ from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.heuristic import HeuristicPolicy
 
 OptionKind = Literal[
-    "full_attack", "attack", "charge", "step_full_attack", "move_attack", "move", "withdraw", "wait"
+    "full_attack",
+    "defensive_full_attack",
+    "attack",
+    "charge",
+    "step_full_attack",
+    "move_attack",
+    "move",
+    "withdraw",
+    "total_defense",
+    "wait",
 ]
-TARGETED = frozenset({"full_attack", "attack", "charge", "step_full_attack", "move_attack", "move"})
-WITH_WEAPON = frozenset({"full_attack", "attack", "move_attack"})
+TARGETED = frozenset(
+    {
+        "full_attack",
+        "defensive_full_attack",
+        "attack",
+        "charge",
+        "step_full_attack",
+        "move_attack",
+        "move",
+    }
+)
+WITH_WEAPON = frozenset({"full_attack", "defensive_full_attack", "attack", "move_attack"})
 
 
 class Conditions(StrictModel):

@@ -119,6 +119,24 @@ def test_withdraw_rule():
     assert any("retraite (0,3)->(0,2)->(0,1)->(0,0)" in m for _r, _a, m, _x in result.log)
 
 
+def test_defensive_rules_total_defense_and_defensive_full_attack():
+    gmap = make_map(["......"], zones=["..AB.."], deployment={"west": "A", "east": "B"})
+    p = make_profile(hp_max=20)
+    enc = build_encounter(gmap, [("west", [p]), ("east", [p])])
+    script = parse_script(
+        "rules:\n"
+        "  - if: { round_at_least: 2 }\n    do: total_defense\n"
+        "  - do: defensive_full_attack\n    weapon: sword\n"
+    )
+    west = Recorder(ScriptedPolicy(script))
+    result = play_fight(enc, 3, {"west": west, "east": HeuristicPolicy()}, round_cap=3, record=True)
+    kinds = [tuple(a.kind for a in plan.actions) for _who, plan in west.plans]
+    assert kinds[:2] == [("fight_defensively", "full_attack"), ("total_defense",)]
+    log = [(r, m) for r, who, m, _x in result.log if who == "dummy"]
+    assert (1, "combat sur la défensive (-4 à l'attaque, +2 CA)") in log
+    assert (2, "défense totale (+4 CA)") in log
+
+
 def test_scripted_actions_are_never_rejected():
     enc = _arena()
     script = parse_script(

@@ -1,0 +1,75 @@
+"""Scenario suite: small maps where a rule is visible in the transcript.
+
+Each ``tests/scenarios/*.yaml`` is an ordinary encounter file (map, sides,
+policies, seed). Its first fight's transcript is kept next to it as
+``<name>.txt`` and compared byte for byte; regenerate with
+``PF1E_UPDATE_GOLDEN=1 uv run pytest tests/test_scenarios.py`` and explain the
+change in the commit message. Each test also states the rule it shows.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def transcript(capsys, name: str) -> list[str]:
+    """The first fight's transcript of a scenario, checked against its golden file."""
+    assert main(["--encounter", str(SCENARIOS / f"{name}.yaml"), "--transcript"]) == 0
+    out = capsys.readouterr().out
+    text = out[out.index("=== Déroulé") : out.index("=== Rapport")].rstrip() + "\n"
+    golden = SCENARIOS / f"{name}.txt"
+    if os.environ.get("PF1E_UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+    return [" ".join(line.split()) for line in text.splitlines()]
+
+
+def test_reach_weapon_dead_zone(capsys):
+    lines = transcript(capsys, "dead_zone")
+    # adjacent to the brute, the pikeman cannot strike: it steps back first, every turn
+    pike = [line for line in lines if line.split(" ")[1:2] == ["piquier"]]
+    assert pike[0] == "1 piquier pas de placement (2,4)->(1,3)"
+    assert pike[1].startswith("1 piquier longspear vs brute")
+    assert all("longspear" in line or "pas de placement" in line for line in pike)
+    # 5-foot steps never provoke, although both step out of threatened squares
+    assert not any("opportunité" in line for line in lines)
+
+
+def test_leaving_a_threatened_square_provokes_once(capsys):
+    lines = transcript(capsys, "aoo_leaving")
+    assert lines[6:10] == [
+        "1 coureur déplacement (1,1)->(1,2)",
+        "1 garde attaque d'opportunité contre coureur (quitte une case menacée)",
+        "1 garde sword vs coureur d20=9+4=13 CA 12 -> TOUCHÉ : 4 dégâts (coureur 16/20 pv)",
+        "1 coureur déplacement (1,2)->(1,3)->(1,4)->(1,5)->(1,6)->(1,7)",
+    ]
+    # (1,3) and (1,4) are threatened by the same guard: no second attack
+    assert sum("opportunité" in line for line in lines) == 1
+
+
+@pytest.mark.parametrize(("name", "charges"), [("charge_corner", False), ("charge_open", True)])
+def test_charge_blocked_by_a_wall_corner(capsys, name, charges):
+    lines = transcript(capsys, name)
+    runner = [line for line in lines if line.startswith("1 coureur ")]
+    if charges:
+        assert runner[0] == "1 coureur charge (3,2)->(3,3)->(3,4)->(2,5)->(2,6)"
+        assert "d20=3+6=9" in runner[1]  # +2 for charging
+    else:  # the diagonal (3,4)->(2,5) would cut the wall's corner: it walks instead
+        assert runner[0].startswith("1 coureur déplacement")
+        assert "d20=3+4=7" in runner[1]
+
+
+def test_surprise_round(capsys):
+    lines = transcript(capsys, "surprise")
+    assert "round de surprise" in lines
+    assert "0 sentinelle surpris : ne peut pas agir" in lines
+    assert any(line.startswith("0 pillard sword vs sentinelle") for line in lines)
+    # the sentry acts normally from round 1
+    assert any(line.startswith("1 sentinelle sword vs pillard") for line in lines)
