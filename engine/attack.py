@@ -37,6 +37,9 @@ CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
 HIGH_GROUND_BONUS = 1
 ITERATIVE_STEP = -5
+#: SRD « Natural Attacks »: secondary natural attacks (−2 with Multiattack)
+SECONDARY_NATURAL = -5
+MULTIATTACK_SECONDARY = -2
 #: SRD « Total Defense »: dodge bonus to AC until the next turn
 TOTAL_DEFENSE_AC = 4
 #: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
@@ -274,6 +277,11 @@ def attack_modifiers(
     mods = [modifier(attack.attack_bonus, "bonus d'attaque")]
     if iterative:
         mods.append(modifier(iterative, "attaque itérative"))
+    if attack.spec.secondary:
+        multi = "multiattack" in actor.profile.features
+        mods.append(
+            modifier(MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL, "attaque secondaire")
+        )
     if attack.range_increment_ft is not None:
         pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
         if pen:

@@ -396,19 +396,29 @@ class Battle:
         attack, reason = self._choose_weapon(actor, target, action.weapon_id)
         if attack is None:
             return ActionResult(action.kind, False, reason)
-        if action.kind == "full_attack":
-            penalties = iterative_penalties(actor.profile.spec.bab, attack)
+        swings: list[tuple[AttackProfile, int]]
+        if action.kind == "full_attack" and attack.natural:
+            # SRD « Natural Attacks »: a full attack uses every natural weapon
+            # (those that can reach this target), each once, never iteratives.
+            swings = [
+                (a, 0)
+                for a in actor.attacks
+                if a.natural
+                and (a is attack or attack_reason(self.gmap, actor.pos, target.pos, a) is None)
+            ]
+        elif action.kind == "full_attack":
+            swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
         else:
-            penalties = [0]
-        for pen in penalties:
-            for _ in range(attack.count):
+            swings = [(attack, 0)]
+        for weapon, pen in swings:
+            for _ in range(weapon.count):
                 if not target.active or not actor.active:
                     break
-                if not attack.is_melee and self._threat_possible(actor, movement=False):
+                if not weapon.is_melee and self._threat_possible(actor, movement=False):
                     provoke(self, actor, actor.pos, movement=False)
                     if not actor.active:
                         break
-                resolve_swing(self, actor, target, attack, iterative=pen)
+                resolve_swing(self, actor, target, weapon, iterative=pen)
         return ActionResult(action.kind, True)
 
     def _walk(

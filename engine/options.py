@@ -78,10 +78,12 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
     for enemy in obs.enemies():
         tid = enemy.id
+        natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
             if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
                 continue
-            if not disabled:
+            if not disabled and not (attack.natural and natural_full):
+                natural_full = natural_full or attack.natural
                 out.append(
                     Option(
                         f"full_attack:{tid}:{attack.id}",

@@ -170,3 +170,47 @@ def test_shooting_into_melee_hit_rate_matches_the_exact_probability():
     _within_3_sigma(_hit_rate(clear, shooter, target, N), 13 / 20, N)
     busy = battle(OPEN, [target, shooter, friend], [])
     _within_3_sigma(_hit_rate(busy, shooter, target, N), 9 / 20, N)
+
+
+# -- natural attacks in a full attack (SRD « Natural Attacks ») ---------------------
+
+
+def _beast(features=()):
+    return make_profile(
+        bab=11,
+        features=list(features),
+        attacks=[
+            melee("bite", bonus=5, natural=True),
+            melee("claw", bonus=5, natural=True, count=2),
+            melee("tail", bonus=5, natural=True, secondary=True),
+        ],
+    )
+
+
+def test_a_natural_full_attack_uses_every_natural_weapon_once_secondary_at_minus_5():
+    from engine.actions import FullAttackAction
+
+    beast = state("beast", "A", _beast(), OPEN, (0, 0))
+    foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
+                OPEN, (0, 1), 1)  # fmt: skip
+    b = battle(OPEN, [beast, foe], [2, 2, 2, 2])  # four misses, no iteratives at BAB 11
+    assert b.dispatch(beast, FullAttackAction(target_id="foe", weapon_id="claw")).ok
+    assert messages(b) == [
+        "bite vs foe d20=2+5=7 CA 30 -> RATÉ",
+        "claw vs foe d20=2+5=7 CA 30 -> RATÉ",
+        "claw vs foe d20=2+5=7 CA 30 -> RATÉ",
+        "tail vs foe d20=2+0=2 CA 30 -> RATÉ",
+    ]
+    ids = [o.id for o in b.observe(beast).legal_options if o.id.startswith("full_attack")]
+    assert ids == ["full_attack:foe:bite"]  # one menu entry for the whole natural routine
+
+
+def test_multiattack_makes_the_secondary_penalty_minus_2():
+    from engine.actions import AttackAction
+
+    beast = state("beast", "A", _beast(["Multiattack"]), OPEN, (0, 0))
+    foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
+                OPEN, (0, 1), 1)  # fmt: skip
+    b = battle(OPEN, [beast, foe], [2])
+    b.dispatch(beast, AttackAction(target_id="foe", weapon_id="tail"))
+    assert messages(b) == ["tail vs foe d20=2+3=5 CA 30 -> RATÉ"]
