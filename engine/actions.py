@@ -358,6 +358,8 @@ IMPLEMENTED_KINDS = frozenset(
         "wait",
         "total_defense",
         "fight_defensively",
+        "stand_up",
+        "drop_prone",
     }
 )
 
@@ -391,6 +393,8 @@ class Reason(StrEnum):
     ACTOR_DOWN = "actor_down"
     #: extension: the target is already down (dying, dead, unconscious)
     TARGET_DOWN = "target_down"
+    #: extension: a prone creature must stand up before it moves (crawling is not modelled)
+    PRONE = "prone"
 
 
 REASONS = frozenset(r.value for r in Reason)

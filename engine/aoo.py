@@ -13,7 +13,8 @@
     threatened square … doesn't count as more than one opportunity for that
     opponent »);
   - making a ranged attack from a threatened square: each threatening enemy
-    gets its attack before each shot.
+    gets its attack before each shot;
+  - standing up from prone (the attacks land while it is still prone).
 
 * **Budget**: one attack of opportunity per round, 1 + Dex modifier with Combat
   Reflexes (reset at the start of each round, like the seed).
@@ -23,8 +24,8 @@
   against a character with cover »).
 * **Never provoke**: the 5-foot step, the first square of a withdraw.
 
-Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, standing
-up, entering a much larger or smaller creature's square, failed tumbling.
+Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, entering
+a much larger or smaller creature's square, failed tumbling.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 #: French reasons written in the transcript
 LEAVES = "quitte une case menacée"
 SHOOTS = "tir depuis une case menacée"
+STANDS = "se relève"
 
 
 def threatened_by(battle: Battle, creature: CombatantState, cell: Cell) -> list[CombatantState]:
@@ -55,7 +57,9 @@ def threatened_by(battle: Battle, creature: CombatantState, cell: Cell) -> list[
     return out
 
 
-def provoke(battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool) -> bool:
+def provoke(
+    battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool, why: str | None = None
+) -> bool:
     """Every enemy threatening ``mover`` on ``cell`` takes its attack of opportunity.
 
     ``movement``: the trigger is leaving ``cell`` (one opportunity per opponent
@@ -78,18 +82,18 @@ def provoke(battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool
         weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks)
         if weapon is None:
             continue
-        why = LEAVES if movement else SHOOTS
+        label = why or (LEAVES if movement else SHOOTS)
         if cover_bonus(gmap, enemy.pos, cell, melee=True):
             if battle.log is not None:
                 battle.note(
-                    enemy, f"attaque d'opportunité impossible contre {mover.id} ({why}) : abri"
+                    enemy, f"attaque d'opportunité impossible contre {mover.id} ({label}) : abri"
                 )
             continue
         enemy.aoo_used += 1
         if movement:
             mover.provoked_by.add(enemy.id)
         if battle.log is not None:
-            battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({why})")
+            battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
         resolve_swing(battle, enemy, mover, weapon)
         struck = True
     return struck

@@ -40,6 +40,11 @@ ITERATIVE_STEP = -5
 #: SRD « Natural Attacks »: secondary natural attacks (−2 with Multiattack)
 SECONDARY_NATURAL = -5
 MULTIATTACK_SECONDARY = -2
+#: SRD « Prone »: −4 on melee attacks (ranged too here: every ranged weapon is
+#: treated like a crossbow, as the seed does); −4 AC against melee, +4 against ranged
+PRONE_ATTACK = -4
+PRONE_AC_VS_MELEE = -4
+PRONE_AC_VS_RANGED = 4
 #: SRD « Total Defense »: dodge bonus to AC until the next turn
 TOTAL_DEFENSE_AC = 4
 #: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
@@ -299,6 +304,8 @@ def attack_modifiers(
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
     if actor.fighting_defensively:
         mods.append(modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive"))
+    if actor.prone:
+        mods.append(modifier(PRONE_ATTACK, "à terre"))
     return tuple(mods)
 
 
@@ -325,6 +332,10 @@ def target_ac(
     if target.charging:
         ac -= CHARGE_AC_PENALTY
         notes.append(f"charge -{CHARGE_AC_PENALTY}")
+    if target.prone:
+        delta = PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
+        ac += delta
+        notes.append(f"à terre {delta:+d}")
     if target.defense_ac_bonus:
         ac += target.defense_ac_bonus
         notes.append(f"défense +{target.defense_ac_bonus}")

@@ -20,22 +20,25 @@ from typing import Protocol
 
 from engine.actions import (
     IMPLEMENTED_KINDS,
+    MOVEMENT_KINDS,
     SLOT_OF_KIND,
     Action,
     ActionResult,
     AttackAction,
     ChargeAction,
+    DropProneAction,
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
     Reason,
     Slot,
+    StandUpAction,
     TotalDefenseAction,
     TurnPlan,
     WithdrawAction,
 )
-from engine.aoo import provoke
+from engine.aoo import STANDS, provoke
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
     FIGHT_DEFENSIVELY_PENALTY,
@@ -277,6 +280,7 @@ class Battle:
                     c.nonlethal,
                     c.defense_ac_bonus,
                     c.aware,
+                    c.prone,
                 )
                 for c in self.combatants
             ]
@@ -343,6 +347,8 @@ class Battle:
     def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
         if action.kind not in IMPLEMENTED_KINDS:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
+        if actor.prone and action.kind in MOVEMENT_KINDS:
+            return ActionResult(action.kind, False, Reason.PRONE)
         if isinstance(action, (AttackAction, FullAttackAction)):
             return self._do_attack(actor, action)
         if isinstance(action, MoveAction):
@@ -353,6 +359,22 @@ class Battle:
             return self._do_charge(actor, action)
         if isinstance(action, WithdrawAction):
             return self._do_withdraw(actor)
+        if isinstance(action, DropProneAction):
+            if actor.prone:
+                return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
+            actor.prone = True
+            self.note(actor, "se jette à terre")
+            return ActionResult("drop_prone", True)
+        if isinstance(action, StandUpAction):
+            if not actor.prone:
+                return ActionResult("stand_up", False, Reason.NOT_PRONE)
+            # SRD: standing up provokes; the attacks land while it is still prone
+            if self._threat_possible(actor, movement=False):
+                provoke(self, actor, actor.pos, movement=False, why=STANDS)
+            if actor.active:
+                actor.prone = False
+                self.note(actor, "se relève")
+            return ActionResult("stand_up", True)
         if isinstance(action, TotalDefenseAction):
             actor.defense_ac_bonus = TOTAL_DEFENSE_AC
             self.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")

@@ -143,6 +143,8 @@ class CombatantView:
     defense_ac_bonus: int = 0
     #: aware of its opponents (else surprised in the surprise round)
     aware: bool = True
+    #: lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range
+    prone: bool = False
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -197,6 +199,7 @@ class CombatantView:
             charging=self.charging,
             defense_ac_bonus=self.defense_ac_bonus,
             aware=self.aware,
+            prone=self.prone,
             speed_effective_ft=self.speed_effective_ft,
         )
         return out

@@ -7,7 +7,10 @@ actions (weapon reach, charge line, 5-foot step, move path), so choosing one
 never produces an engine rejection. Ids are stable strings: the same situation
 always gives the same ids in the same order.
 
-Options, per active enemy in deployment order, then the non-targeted ones:
+A prone combatant gets ``stand_up``, ``stand_attack:<target>:<weapon>`` (stand
+up, then one attack), ``attack:<target>:<weapon>`` from the ground at −4,
+``total_defense`` and ``wait``. Otherwise the options are, per active enemy in
+deployment order, then the non-targeted ones:
 
 * ``full_attack:<target>:<weapon>`` — every attack of one weapon that can hit now;
 * ``defensive_full_attack:<target>:<weapon>`` — the same with a melee weapon,
@@ -22,6 +25,8 @@ Options, per active enemy in deployment order, then the non-targeted ones:
 * ``move:<target>`` — a move toward the target (when it moves at least a square);
 * ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
   disabled combatant's restricted withdraw (when it moves at least a square);
+* ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
+  when some enemy has a ranged attack;
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``wait`` — do nothing.
 """
@@ -35,10 +40,12 @@ from engine.actions import (
     Action,
     AttackAction,
     ChargeAction,
+    DropProneAction,
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    StandUpAction,
     TotalDefenseAction,
     WaitAction,
     WithdrawAction,
@@ -68,9 +75,41 @@ class Option:
         }
 
 
+def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
+    """A prone combatant cannot move: it stands up (a move action that provokes),
+    then may attack, or attacks from the ground at −4."""
+    me = obs.actor
+    out: list[Option] = [Option("stand_up", "se relever", (StandUpAction(),))]
+    for enemy in obs.enemies():
+        tid = enemy.id
+        for attack in me.attacks:
+            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+                continue
+            if not single:
+                out.append(
+                    Option(
+                        f"stand_attack:{tid}:{attack.id}",
+                        f"se relever puis attaque sur {tid} ({attack.name})",
+                        (StandUpAction(), AttackAction(target_id=tid, weapon_id=attack.id)),
+                    )
+                )
+            out.append(
+                Option(
+                    f"attack:{tid}:{attack.id}",
+                    f"attaque à terre sur {tid} ({attack.name}, -4)",
+                    (AttackAction(target_id=tid, weapon_id=attack.id),),
+                )
+            )
+    out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
+    out.append(Option("wait", "attendre", (WaitAction(),)))
+    return tuple(out)
+
+
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
     me = obs.actor
+    if me.prone:
+        return _prone_options(obs, gmap, me.staggered or obs.round == 0)
     out: list[Option] = []
     # one action only: disabled, nonlethal equal to hp, or the surprise round
     disabled = me.staggered or obs.round == 0
@@ -173,6 +212,10 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
         out.append(Option("withdraw", label, (WithdrawAction(),)))
+    if any(a.range_increment_ft is not None for e in obs.enemies() for a in e.attacks):
+        out.append(
+            Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
+        )
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)

@@ -74,6 +74,7 @@ class CombatantModel(_M):
     charging: bool
     defense_ac_bonus: int
     aware: bool
+    prone: bool
     speed_effective_ft: int
 
 

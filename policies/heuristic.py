@@ -23,6 +23,7 @@ from engine.actions import (
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    StandUpAction,
     TurnPlan,
     WaitAction,
 )
@@ -43,6 +44,12 @@ class HeuristicPolicy:
         target = min(keyed)[3]
         tid = target.id
         actions: tuple[Action, ...]
+        if me.prone:  # stand up (a move action), then one attack if one can hit
+            weapon, _ = obs.weapon_for(tid)
+            if weapon is not None and not me.staggered:
+                actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))
+                return TurnPlan(actions, "à terre : se relève puis attaque")
+            return TurnPlan((StandUpAction(),), "à terre : se relève")
         if me.disabled:
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None:

@@ -51,6 +51,9 @@ OptionKind = Literal[
     "move",
     "withdraw",
     "total_defense",
+    "drop_prone",
+    "stand_up",
+    "stand_attack",
     "wait",
 ]
 TARGETED = frozenset(
@@ -62,9 +65,12 @@ TARGETED = frozenset(
         "step_full_attack",
         "move_attack",
         "move",
+        "stand_attack",
     }
 )
-WITH_WEAPON = frozenset({"full_attack", "defensive_full_attack", "attack", "move_attack"})
+WITH_WEAPON = frozenset(
+    {"full_attack", "defensive_full_attack", "attack", "move_attack", "stand_attack"}
+)
 
 
 class Conditions(StrictModel):

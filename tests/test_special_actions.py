@@ -120,3 +120,66 @@ def test_the_surprise_round_menu_has_single_actions_only():
     ids = [o.id for o in b.observe(a).legal_options]
     assert not any(i.startswith(("full_attack", "defensive_full_attack", "charge")) for i in ids)
     assert "attack:z:sword" in ids
+
+
+# -- prone (SRD « Prone », « Stand Up », « Drop Prone ») ---------------------------------
+
+from builders import ranged  # noqa: E402
+
+from engine.actions import DropProneAction, StandUpAction  # noqa: E402
+
+
+def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    sword = state("sword", "B", make_profile(), ROW, (0, 1), 1)
+    bow = state("bow", "B", make_profile(attacks=[ranged("bow")]), ROW, (0, 4), 2)
+    plan = Plan(DropProneAction(), AttackAction(target_id="sword"), DropProneAction())
+    b = battle(ROW, [me, sword, bow], [1], policies={"A": plan})
+    b.take_turn(me)
+    assert [r.reason for r in me.last_results] == [None, None, Reason.ALREADY_PRONE]
+    assert me.prone and b.observe(sword).combatant("me").prone
+    text = messages(b)
+    assert text[0] == "se jette à terre"
+    assert text[1] == "sword vs sword d20=1-4=-3 CA 10 -> RATÉ"  # −4 to attack while prone
+    b.rng = ScriptedRng([9, 2, 9])
+    b.dispatch(sword, AttackAction(target_id="me"))  # 9 vs AC 10 − 4: hits
+    b.dispatch(bow, AttackAction(target_id="me"))  # 9 vs AC 10 + 4: misses
+    assert messages(b)[-2].startswith("sword vs me d20=9+0=9 CA 6 (à terre -4) -> TOUCHÉ")
+    # (the shot also takes −4 into the melee and +4 soft cover from the swordsman)
+    assert messages(b)[-1] == "bow vs me d20=9-4=5 CA 18 (abri +4, à terre +4) -> RATÉ"
+
+
+def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move():
+    me = state("me", "A", make_profile(hp_max=20), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    me.prone = True
+    b = battle(ROW, [me, foe], [7, 3])
+    assert b.dispatch(me, MoveAction(destination=(0, 3))).reason == Reason.PRONE
+    assert b.dispatch(me, StandUpAction()).ok
+    assert messages(b) == [
+        "attaque d'opportunité contre me (se relève)",
+        "sword vs me d20=7+0=7 CA 6 (à terre -4) -> TOUCHÉ : 3 dégâts (me 17/20 pv)",
+        "se relève",
+    ]
+    assert not me.prone and foe.aoo_used == 1
+    assert b.dispatch(me, StandUpAction()).reason == Reason.NOT_PRONE
+
+
+def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_attack():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    me.prone = True
+    b = battle(ROW, [me, foe], [])
+    ids = [o.id for o in b.observe(me).legal_options]
+    assert ids == [
+        "stand_up",
+        "stand_attack:foe:sword",
+        "attack:foe:sword",
+        "total_defense",
+        "wait",
+    ]
+    plan = HeuristicPolicy().decide(b.observe(me))
+    assert [a.kind for a in plan.actions] == ["stand_up", "attack"]
+    # no enemy shoots: lying down is not on the menu of a standing combatant
+    me.prone = False
+    assert "drop_prone" not in [o.id for o in b.observe(me).legal_options]
