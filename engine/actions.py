@@ -360,6 +360,7 @@ IMPLEMENTED_KINDS = frozenset(
         "fight_defensively",
         "stand_up",
         "drop_prone",
+        "run",
     }
 )
 

@@ -322,6 +322,12 @@ def target_ac(
     ac = spec_ac.touch if touch else spec_ac.total
     if touch:
         notes.append("contact")
+    if target.running and "run" not in target.profile.features:
+        # SRD « Run »: no Dex bonus to AC; the flat-footed AC is the AC without it
+        lost = max(0, spec_ac.total - spec_ac.flat_footed)
+        ac -= lost
+        if lost:
+            notes.append(f"course -{lost}")
     creatures = None if attack.is_melee else battle.creature_cells(actor, target)
     cover = cover_bonus(
         gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()

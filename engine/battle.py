@@ -32,6 +32,7 @@ from engine.actions import (
     FullAttackAction,
     MoveAction,
     Reason,
+    RunAction,
     Slot,
     StandUpAction,
     TotalDefenseAction,
@@ -56,6 +57,7 @@ from engine.movement import (
     charge_path,
     move_toward,
     path_to_destination,
+    run_path,
     step_allowed,
     step_toward,
     withdraw_path,
@@ -281,6 +283,7 @@ class Battle:
                     c.defense_ac_bonus,
                     c.aware,
                     c.prone,
+                    c.running,
                 )
                 for c in self.combatants
             ]
@@ -301,6 +304,7 @@ class Battle:
         actor.moved_this_turn = False
         actor.defense_ac_bonus = 0
         actor.fighting_defensively = False
+        actor.running = False
         obs = self.observe(actor)
         policy = self.policy_for(actor)
         plan = policy.decide(obs)
@@ -359,6 +363,8 @@ class Battle:
             return self._do_charge(actor, action)
         if isinstance(action, WithdrawAction):
             return self._do_withdraw(actor)
+        if isinstance(action, RunAction):
+            return self._do_run(actor, action)
         if isinstance(action, DropProneAction):
             if actor.prone:
                 return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
@@ -592,6 +598,30 @@ class Battle:
         if target.active:
             resolve_swing(self, actor, target, res.attack, charge=True)
         return ActionResult("charge", True)
+
+    def _do_run(self, actor: CombatantState, action: RunAction) -> ActionResult:
+        occupied = self.creature_cells(actor)
+        hostile = self.hostile_cells(actor)
+        if action.destination is not None:
+            r, c = action.destination
+            if not self.gmap.in_bounds(r, c):
+                return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
+            dest = self.gmap.cell(r, c)
+            path = run_path(
+                self.gmap, actor.pos, dest, actor.speed_ft, occupied=occupied, hostile=hostile
+            )
+            if not path.cells or path.cells[-1] != dest:
+                return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
+        else:
+            target = self._target(actor, action.target_id)
+            if target is None:
+                return ActionResult("run", False, Reason.MISSING_TARGET)
+            path = run_path(
+                self.gmap, actor.pos, target.pos, actor.speed_ft, occupied=occupied, hostile=hostile
+            )
+        actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
+        self._walk(actor, path.cells, "course")
+        return ActionResult("run", True)
 
     def _do_withdraw(self, actor: CombatantState) -> ActionResult:
         enemies = self.hostile_cells(actor)

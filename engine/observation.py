@@ -145,6 +145,8 @@ class CombatantView:
     aware: bool = True
     #: lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range
     prone: bool = False
+    #: ran on its last turn: no Dex bonus to AC (unless the Run feat)
+    running: bool = False
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -200,6 +202,7 @@ class CombatantView:
             defense_ac_bonus=self.defense_ac_bonus,
             aware=self.aware,
             prone=self.prone,
+            running=self.running,
             speed_effective_ft=self.speed_effective_ft,
         )
         return out

@@ -23,6 +23,8 @@ deployment order, then the non-targeted ones:
 * ``move_attack:<target>:<weapon>`` — a move toward the target after which that
   weapon can hit it, then one attack (not when disabled: one action only);
 * ``move:<target>`` — a move toward the target (when it moves at least a square);
+* ``run:<target>`` — run in a straight line toward an enemy a double move could
+  not reach (4× speed; no Dex bonus to AC until the next turn);
 * ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
   disabled combatant's restricted withdraw (when it moves at least a square);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
@@ -45,14 +47,16 @@ from engine.actions import (
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    RunAction,
     StandUpAction,
     TotalDefenseAction,
     WaitAction,
     WithdrawAction,
     action_to_dict,
 )
+from engine.grid import distance_ft
 from engine.maps import GameMap
-from engine.movement import move_toward, step_toward, withdraw_path
+from engine.movement import move_toward, run_path, step_toward, withdraw_path
 from engine.reach import attack_reason
 
 if TYPE_CHECKING:
@@ -206,6 +210,21 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 (MoveAction(target_id=tid),),
             )
         )
+    for enemy in obs.enemies():
+        # a run (4× speed, straight line) when a double move could not reach the enemy
+        if disabled or distance_ft(gmap, me.cell, enemy.cell) <= 2 * me.speed_effective_ft:
+            continue
+        ran = run_path(
+            gmap, me.cell, enemy.cell, me.speed_effective_ft, occupied=occupied, hostile=hostile
+        )
+        if ran.cells:
+            out.append(
+                Option(
+                    f"run:{enemy.id}",
+                    f"course vers {enemy.id} ({5 * ran.cost} pieds, CA sans Dex)",
+                    (RunAction(target_id=enemy.id),),
+                )
+            )
     retreat = withdraw_path(
         gmap, me.cell, hostile, me.speed_effective_ft, occupied, restricted=disabled
     )

@@ -75,6 +75,7 @@ class CombatantModel(_M):
     defense_ac_bonus: int
     aware: bool
     prone: bool
+    running: bool
     speed_effective_ft: int
 
 

@@ -53,6 +53,7 @@ OptionKind = Literal[
     "total_defense",
     "drop_prone",
     "stand_up",
+    "run",
     "stand_attack",
     "wait",
 ]
@@ -66,6 +67,7 @@ TARGETED = frozenset(
         "move_attack",
         "move",
         "stand_attack",
+        "run",
     }
 )
 WITH_WEAPON = frozenset(
