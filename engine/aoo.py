@@ -21,7 +21,8 @@
 * **Always taken**: PF1e lets a creature decline; the simulator never does.
 * **Suppressed** (and the budget kept) when the provoking creature has cover
   against the attacker (SRD: « You can't execute an attack of opportunity
-  against a character with cover »).
+  against a character with cover ») or total concealment (50 % miss chance:
+  displaced, invisible, or a blinded attacker).
 * **Never provoke**: the 5-foot step, the first square of a withdraw.
 
 Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, entering
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.attack import may_threaten, resolve_swing, threatens
+from engine.attack import may_threaten, resolve_swing, threatens, total_concealment
 from engine.los import cover_bonus
 from engine.maps import Cell
 from engine.reach import threat_weapon
@@ -83,10 +84,18 @@ def provoke(
         if weapon is None:
             continue
         label = why or (LEAVES if movement else SHOOTS)
-        if cover_bonus(gmap, enemy.pos, cell, melee=True):
+        blocked = (
+            "abri"
+            if cover_bonus(gmap, enemy.pos, cell, melee=True)
+            else "camouflage total"
+            if total_concealment(enemy, mover)
+            else None
+        )
+        if blocked is not None:
             if battle.log is not None:
                 battle.note(
-                    enemy, f"attaque d'opportunité impossible contre {mover.id} ({label}) : abri"
+                    enemy,
+                    f"attaque d'opportunité impossible contre {mover.id} ({label}) : {blocked}",
                 )
             continue
         enemy.aoo_used += 1

@@ -45,6 +45,40 @@ MULTIATTACK_SECONDARY = -2
 PRONE_ATTACK = -4
 PRONE_AC_VS_MELEE = -4
 PRONE_AC_VS_RANGED = 4
+#: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition
+MISS_CHANCE = {"blurred": 20, "displaced": 50, "invisible": 50}
+#: SRD « Blinded »: every opponent has total concealment for a blinded attacker
+BLINDED_MISS_CHANCE = 50
+#: SRD « Invisibility »: +2 to attack a creature that cannot see the attacker
+INVISIBLE_ATTACKER_BONUS = 2
+
+
+def unseen(actor: CombatantState, target: CombatantState) -> bool:
+    """The target cannot see the attacker: invisible attacker, or blinded target."""
+    return (
+        "invisible" in actor.profile.spec.conditions or "blinded" in target.profile.spec.conditions
+    )
+
+
+def miss_chance(actor: CombatantState, target: CombatantState) -> int:
+    """Concealment miss chance of ``actor``'s attacks against ``target`` (0–100).
+
+    The target's best concealment (blurred 20 %, displaced or invisible 50 %);
+    a blinded attacker treats everyone as totally concealed (at least 50 %).
+    A blinded target does not see an invisible attacker either, which changes
+    nothing here.
+    """
+    chance = max((MISS_CHANCE.get(c, 0) for c in target.profile.spec.conditions), default=0)
+    if "blinded" in actor.profile.spec.conditions:
+        chance = max(chance, BLINDED_MISS_CHANCE)
+    return chance
+
+
+def total_concealment(actor: CombatantState, target: CombatantState) -> bool:
+    """50 % concealment or more: no attack of opportunity (SRD « Concealment »)."""
+    return miss_chance(actor, target) >= 50
+
+
 #: SRD « Total Defense »: dodge bonus to AC until the next turn
 TOTAL_DEFENSE_AC = 4
 #: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
@@ -306,6 +340,8 @@ def attack_modifiers(
         mods.append(modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive"))
     if actor.prone:
         mods.append(modifier(PRONE_ATTACK, "à terre"))
+    if unseen(actor, target):
+        mods.append(modifier(INVISIBLE_ATTACKER_BONUS, "attaquant invisible"))
     return tuple(mods)
 
 
@@ -322,12 +358,14 @@ def target_ac(
     ac = spec_ac.touch if touch else spec_ac.total
     if touch:
         notes.append("contact")
-    if target.running and "run" not in target.profile.features:
-        # SRD « Run »: no Dex bonus to AC; the flat-footed AC is the AC without it
+    blind_to = unseen(actor, target)
+    if blind_to or (target.running and "run" not in target.profile.features):
+        # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
+        # the AC without it
         lost = max(0, spec_ac.total - spec_ac.flat_footed)
         ac -= lost
         if lost:
-            notes.append(f"course -{lost}")
+            notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
     creatures = None if attack.is_melee else battle.creature_cells(actor, target)
     cover = cover_bonus(
         gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()
@@ -372,6 +410,19 @@ def resolve_swing(
         confirm = check(rng, D20_ATTACK, CheckKind.CONFIRM, mods, ac)
         if confirm.success:
             mult = attack.crit_mult
+    chance = miss_chance(actor, target)
+    if chance:
+        # SRD « Concealment »: after the hit (and the confirmation), d100 ≤ chance misses
+        d100 = rng.die(100)
+        if d100 <= chance:
+            if battle.log is not None:
+                battle.note(
+                    actor,
+                    _attack_text(attack, target, roll, ac, notes)
+                    + f" -> TOUCHÉ, mais camouflage : d100={d100} ≤ {chance} % -> RATÉ",
+                    roll,
+                )
+            return
     physical, energy = roll_damage(rng, attack, mult)
     hurt = final_damage(target, attack, physical, energy)
     damage = hurt.lethal

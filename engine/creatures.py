@@ -224,6 +224,10 @@ class Combatant(StrictModel):
     saves: Saves
     dr: DamageReduction | None = None
     aware: bool = True
+    #: conditions that last the whole fight (permanent blur, invisibility…)
+    conditions: list[Literal["blurred", "displaced", "invisible", "blinded"]] = Field(
+        default_factory=list
+    )
     alignment: Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"] = "N"
     creature_type: str | None = None
     spell_resistance: int | None = Field(default=None, ge=0)

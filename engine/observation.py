@@ -91,6 +91,10 @@ class ProfileView:
             "speed_land_ft": spec.speed_land_ft,
             "speed_fly_ft": spec.speed_fly_ft,
             "dr": spec.dr.model_dump() if spec.dr else None,
+            "resistances": dict(sorted(spec.resistances.items())),
+            "immunities": sorted(spec.immunities),
+            "features": sorted(self.profile.features),
+            "conditions": sorted(spec.conditions),
             "attacks": [_attack_dict(a) for a in self.profile.attacks],
         }
 

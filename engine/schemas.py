@@ -59,6 +59,10 @@ class CombatantModel(_M):
     speed_land_ft: int
     speed_fly_ft: int | None
     dr: dict[str, Any] | None
+    resistances: dict[str, int]
+    immunities: list[str]
+    features: list[str]
+    conditions: list[str]
     attacks: list[AttackModel]
     pos: list[int]
     hp: int
