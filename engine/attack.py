@@ -55,9 +55,7 @@ INVISIBLE_ATTACKER_BONUS = 2
 
 def unseen(actor: CombatantState, target: CombatantState) -> bool:
     """The target cannot see the attacker: invisible attacker, or blinded target."""
-    return (
-        "invisible" in actor.profile.spec.conditions or "blinded" in target.profile.spec.conditions
-    )
+    return "invisible" in actor.profile.conditions or "blinded" in target.profile.conditions
 
 
 def miss_chance(actor: CombatantState, target: CombatantState) -> int:
@@ -68,8 +66,9 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     A blinded target does not see an invisible attacker either, which changes
     nothing here.
     """
-    chance = max((MISS_CHANCE.get(c, 0) for c in target.profile.spec.conditions), default=0)
-    if "blinded" in actor.profile.spec.conditions:
+    conditions = target.profile.conditions
+    chance = max((MISS_CHANCE.get(c, 0) for c in conditions), default=0) if conditions else 0
+    if "blinded" in actor.profile.conditions:
         chance = max(chance, BLINDED_MISS_CHANCE)
     return chance
 

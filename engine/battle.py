@@ -46,7 +46,6 @@ from engine.attack import (
     TOTAL_DEFENSE_AC,
     iterative_penalties,
     resolve_swing,
-    threatens,
 )
 from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile
@@ -63,7 +62,7 @@ from engine.movement import (
     withdraw_path,
 )
 from engine.observation import CombatantView, Observation, ProfileView
-from engine.reach import attack_reason, weapon_for
+from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.rng import Rng
 from engine.state import CombatantState
 
@@ -486,15 +485,23 @@ class Battle:
     def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
         """Cheap pre-check: some enemy with an AoO left threatens the actor's square
         (and, for movement, was not provoked by this actor's movement this round)."""
+        gmap = self.gmap
         pos = actor.pos
+        w = gmap.width
+        pr, pc = divmod(pos, w)
+        side = actor.side
         for enemy in self.combatants:
-            if (
-                enemy.active
-                and enemy.side != actor.side
-                and enemy.aoo_used < enemy.profile.aoo_per_round
-                and not (movement and enemy.id in actor.provoked_by)
-                and threatens(self.gmap, enemy, pos)
-            ):
+            prof = enemy.profile
+            reach = prof.threat_reach_ft
+            if reach == 0 or enemy.side == side or not enemy.active:
+                continue
+            ep = enemy.pos
+            # cheap necessary condition first (see engine.attack.may_threaten)
+            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+                continue
+            if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
+                continue
+            if threat_weapon(gmap, ep, pos, enemy.attacks) is not None:
                 return True
         return False
 

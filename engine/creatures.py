@@ -388,6 +388,8 @@ class CombatantProfile:
     features: frozenset[str] = frozenset()
     #: longest melee reach (0: threatens nothing), a cheap pre-filter for threat tests
     threat_reach_ft: int = 0
+    #: its fight-long conditions (``blurred``, ``invisible``, ``blinded`` …)
+    conditions: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -474,6 +476,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         aoo_per_round=aoo,
         features=features,
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
+        conditions=frozenset(spec.conditions),
     )
 
 
