@@ -361,6 +361,7 @@ IMPLEMENTED_KINDS = frozenset(
         "stand_up",
         "drop_prone",
         "run",
+        "delay",
     }
 )
 

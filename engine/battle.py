@@ -26,6 +26,7 @@ from engine.actions import (
     ActionResult,
     AttackAction,
     ChargeAction,
+    DelayAction,
     DropProneAction,
     FightDefensivelyAction,
     FiveFootStepAction,
@@ -113,6 +114,7 @@ class Battle:
         self.order: list[CombatantState] = []
         self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
         #: the fight's identity for policies (the seed of a seeded RNG, else a fresh object)
+        self._delay_target: str | None = None
         self.fight_key: object = getattr(rng, "seed", None)
         if self.fight_key is None:
             self.fight_key = object()
@@ -179,12 +181,56 @@ class Battle:
                 self.rng, D20_PLAIN, CheckKind.INITIATIVE, (Modifier(mod, "initiative"),), None
             )
             c.initiative = rec.total
+            c.init_key = float(rec.total)
             c.initiative_roll = rec
             self.raw(f"initiative : {c.id} d20={rec.natural}{mod:+d}={rec.total}", rec)
+        self._sort_order()
+
+    def _sort_order(self) -> None:
         self.order = sorted(
             self.combatants,
-            key=lambda c: (-c.initiative, -c.profile.spec.initiative_mod, c.index),
+            key=lambda c: (-c.init_key, -c.profile.spec.initiative_mod, c.index),
         )
+
+    def _delay(self, actor: CombatantState, queue: list[CombatantState], done: int) -> None:
+        """Re-insert a delaying ``actor`` in this round's ``queue`` (``done``
+        turns already played): just before the named combatant if it has not
+        acted yet, else at the end. Its new initiative is the count it acted on
+        (SRD « Delay »): the target's + 0.5, so it stays just before it in later
+        rounds (the seed wrote − 0.5, which would put it after), or the lowest
+        − 0.5 at the end of the round."""
+        target = self._target(actor, self._delay_target)
+        if target is not None and target is not actor and target in queue[done:]:
+            actor.init_key = target.init_key + 0.5
+            queue.insert(queue.index(target, done), actor)
+        else:
+            actor.init_key = min(c.init_key for c in self.combatants) - 0.5
+            queue.append(actor)
+
+    def _play_round(self, surprise: bool = False) -> bool:
+        """Every turn of one round in initiative order; returns whether the fight ended."""
+        queue = list(self.order)
+        done = 0
+        while done < len(queue):
+            actor = queue[done]
+            done += 1
+            if actor.dead:
+                continue
+            if actor.hp < 0:
+                if not actor.stable and not surprise:
+                    self._dying_turn(actor)
+                continue
+            if not actor.active:  # unconscious from nonlethal damage
+                continue
+            if surprise and not actor.aware:
+                self.note(actor, "surpris : ne peut pas agir")
+                continue
+            self._delay_target = None
+            if self.take_turn(actor):
+                self._delay(actor, queue, done)
+            if self.is_over():
+                return True
+        return False
 
     def surprise_round(self) -> bool:
         """SRD « Surprise »: when some active combatants are aware of their
@@ -196,16 +242,7 @@ class Battle:
             return False
         self.round = 0
         self.raw("round de surprise")
-        for actor in self.order:
-            if not actor.active:
-                continue
-            if not actor.aware:
-                self.note(actor, "surpris : ne peut pas agir")
-                continue
-            self.take_turn(actor)
-            if self.is_over():
-                return True
-        return False
+        return self._play_round(surprise=True)
 
     def run(self) -> FightResult:
         self.roll_initiative()
@@ -213,23 +250,16 @@ class Battle:
         over = self.surprise_round() or self.is_over()
         while not over and self.round < self.round_cap:
             self.round += 1
+            delays = False
             for c in self.combatants:
                 c.aoo_used = 0
+                delays = delays or c.delayed
+                c.delayed = False
                 if c.provoked_by:
                     c.provoked_by.clear()
-            for actor in self.order:
-                if actor.dead:
-                    continue
-                if actor.hp < 0:
-                    if not actor.stable:
-                        self._dying_turn(actor)
-                    continue
-                if not actor.active:  # unconscious from nonlethal damage
-                    continue
-                self.take_turn(actor)
-                if self.is_over():
-                    over = True
-                    break
+            if delays:
+                self._sort_order()
+            over = self._play_round()
         standing = self.sides_standing()
         unit = "rounds" if self.round > 1 else "round"
         if over and len(standing) == 1:
@@ -283,6 +313,7 @@ class Battle:
                     c.aware,
                     c.prone,
                     c.running,
+                    c.delayed,
                 )
                 for c in self.combatants
             ]
@@ -298,7 +329,8 @@ class Battle:
         )
 
     # -- turn -----------------------------------------------------------------
-    def take_turn(self, actor: CombatantState) -> None:
+    def take_turn(self, actor: CombatantState) -> bool:
+        """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         actor.charging = False
         actor.moved_this_turn = False
         actor.defense_ac_bonus = 0
@@ -320,7 +352,10 @@ class Battle:
             )
         kept, results = filter_plan(actions, staggered=actor.staggered, surprise=surprise)
         out: list[ActionResult] = []
+        delayed = False
         for action, keep, dropped in zip(actions, kept, results, strict=True):
+            if delayed:  # SRD « Delay »: the rest of the turn is lost
+                break
             if not keep:
                 assert dropped is not None
                 out.append(dropped)
@@ -331,6 +366,13 @@ class Battle:
                 out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
                 continue
             was_disabled = actor.disabled
+            if isinstance(action, DelayAction):
+                result = self._do_delay(actor, action, first=not out)
+                delayed = result.ok
+                out.append(result)
+                if not result.ok and self.log is not None:
+                    self.note(actor, f"action sans effet : delay ({result.reason})")
+                continue
             result = self.dispatch(actor, action)
             out.append(result)
             if not result.ok and self.log is not None:
@@ -346,6 +388,21 @@ class Battle:
                     self.note(actor, "s'épuise en agissant : -1 pv")
                     self.state_change(actor)
         actor.last_results = tuple(out)
+        return delayed
+
+    def _do_delay(self, actor: CombatantState, action: DelayAction, *, first: bool) -> ActionResult:
+        """SRD « Delay »: act later this round — before ``target_id`` if it has not
+        acted yet, else at the end. Only as the first action of a turn; once per
+        round."""
+        if actor.delayed:
+            return ActionResult("delay", False, Reason.ALREADY_DELAYED)
+        if not first:
+            return ActionResult("delay", False, Reason.DOWNGRADED_ACTION_ECONOMY)
+        actor.delayed = True
+        self._delay_target = action.target_id
+        where = f"avant {action.target_id}" if action.target_id else "en fin de round"
+        self.note(actor, f"retarde son tour ({where})")
+        return ActionResult("delay", True, Reason.DELAYED)
 
     def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
         if action.kind not in IMPLEMENTED_KINDS:

@@ -151,6 +151,8 @@ class CombatantView:
     prone: bool = False
     #: ran on its last turn: no Dex bonus to AC (unless the Run feat)
     running: bool = False
+    #: delayed its turn this round (it cannot delay again this round)
+    delayed: bool = False
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -207,6 +209,7 @@ class CombatantView:
             aware=self.aware,
             prone=self.prone,
             running=self.running,
+            delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
         )
         return out

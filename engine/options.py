@@ -30,6 +30,7 @@ deployment order, then the non-targeted ones:
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
   when some enemy has a ranged attack;
 * ``total_defense`` — +4 AC until the next turn (a standard action);
+* ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
 """
 
@@ -42,6 +43,7 @@ from engine.actions import (
     Action,
     AttackAction,
     ChargeAction,
+    DelayAction,
     DropProneAction,
     FightDefensivelyAction,
     FiveFootStepAction,
@@ -107,6 +109,12 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
+
+
+def _delay_option(obs: Observation) -> list[Option]:
+    if obs.actor.delayed or obs.round == 0:
+        return []
+    return [Option("delay", "retarder son tour (agir en fin de round)", (DelayAction(),))]
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -236,5 +244,6 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
+    out += _delay_option(obs)
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)

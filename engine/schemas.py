@@ -80,6 +80,7 @@ class CombatantModel(_M):
     aware: bool
     prone: bool
     running: bool
+    delayed: bool
     speed_effective_ft: int
 
 

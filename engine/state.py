@@ -32,6 +32,10 @@ class CombatantState:
     dead: bool = False
     stable: bool = False
     initiative: int = 0
+    #: place in the turn order (the initiative total, moved by a delay)
+    init_key: float = 0.0
+    #: delayed its turn this round (a second delay is refused)
+    delayed: bool = False
     initiative_roll: RollRecord | None = None
     #: charged on its last turn: −2 AC until the start of its next turn
     charging: bool = False

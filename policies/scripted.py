@@ -55,6 +55,7 @@ OptionKind = Literal[
     "stand_up",
     "run",
     "stand_attack",
+    "delay",
     "wait",
 ]
 TARGETED = frozenset(

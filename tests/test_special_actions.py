@@ -75,7 +75,11 @@ def test_the_menu_offers_total_defense_and_defensive_full_attacks():
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     b = battle(ROW, [me, foe], [])
     ids = [o.id for o in b.observe(me).legal_options]
-    assert "defensive_full_attack:foe:sword" in ids and ids[-2:] == ["total_defense", "wait"]
+    assert "defensive_full_attack:foe:sword" in ids and ids[-3:] == [
+        "total_defense",
+        "delay",
+        "wait",
+    ]
 
 
 def _fight(aware_a, aware_b, dice, policies=None):
@@ -183,3 +187,63 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
     # no enemy shoots: lying down is not on the menu of a standing combatant
     me.prone = False
     assert "drop_prone" not in [o.id for o in b.observe(me).legal_options]
+
+
+# -- delay (SRD « Delay ») -----------------------------------------------------------------
+
+from engine.actions import DelayAction  # noqa: E402
+
+
+class Once:
+    """Delays on its first turn, then waits (so delaying again would be refused)."""
+
+    def __init__(self, first):
+        self.first = first
+        self.turns = 0
+
+    def decide(self, obs):
+        self.turns += 1
+        if self.turns == 1:
+            return TurnPlan(self.first)
+        if self.turns == 2:
+            return TurnPlan((DelayAction(),))
+        return TurnPlan(())
+
+
+def _three(first, dice):
+    a = state("a", "A", make_profile(), ROW, (0, 0))
+    b_ = state("b", "B", make_profile(), ROW, (0, 5), 1)
+    c = state("c", "B", make_profile(), ROW, (0, 4), 2)
+    policies = {"A": Once(first), "B": Plan()}
+    fight = Battle(ROW, [a, b_, c], ("A", "B"), ScriptedRng(dice), policies, round_cap=2,
+                   record=True)  # fmt: skip
+    return fight, a
+
+
+def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
+    # initiative a 20, b 10, c 5
+    fight, a = _three((DelayAction(), MoveAction(target_id="c")), [20, 10, 5])
+    out = fight.run()
+    turns = [(r, who) for r, who, m, _x in out.log if r is not None]
+    assert turns[0] == (1, "a") and a.init_key == 4.5
+    log = [(r, who, m) for r, who, m, _x in out.log if r is not None]
+    assert log[0] == (1, "a", "retarde son tour (en fin de round)")
+    # the rest of that turn (the move) was lost; a second delay in the round is refused
+    assert (1, "a", "action sans effet : delay (already_delayed)") in log
+    assert not any(who == "a" and m.startswith("déplacement") for _r, who, m in log)
+    assert [c.id for c in fight.order] == ["b", "c", "a"]  # round 2 order
+
+
+def test_delay_before_a_named_combatant():
+    fight, a = _three((DelayAction(target_id="c"),), [20, 10, 5])
+    fight.run()
+    assert a.init_key == 5.5 and [c.id for c in fight.order] == ["b", "a", "c"]
+
+
+def test_delay_must_open_the_turn():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 3), 1)
+    plan = Plan(MoveAction(target_id="foe"), DelayAction())
+    b = battle(ROW, [me, foe], [], policies={"A": plan})
+    b.take_turn(me)
+    assert me.last_results[1].reason == Reason.DOWNGRADED_ACTION_ECONOMY and not me.delayed
