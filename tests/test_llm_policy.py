@@ -205,3 +205,22 @@ def test_local_models_get_a_prefill_and_a_grammar_that_agree_with_the_schema():
     # one character too many is refused: the provider must truncate
     long = request.prefill + ids[0] + '", "rationale": "' + "x" * (RATIONALE_MAX + 1) + '"}'
     assert isinstance(_parse(long, ids), str)
+
+
+def test_passive_options_are_hidden_from_the_model_unless_asked():
+    """The small embedded model misuses delay / total defense (see HIDDEN_KINDS)."""
+    from policies.llm import HIDDEN_KINDS
+
+    model = FakeModel(_choose("attendre"))
+    play_fight(_encounter(), 1, {"west": _Once(LLMPolicy(model)), "east": HeuristicPolicy()})
+    labels = set(_menu(model.requests[0]))
+    assert "attendre" in labels
+    assert not any(lab.startswith(("défense totale", "retarder", "outrance défensive"))
+                   for lab in labels)  # fmt: skip
+    assert {"delay", "total_defense"} <= HIDDEN_KINDS
+    everything = FakeModel(_choose("attendre"))
+    policy = LLMPolicy(everything, hidden_kinds=frozenset())
+    play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()})
+    labels = set(_menu(everything.requests[0]))
+    assert "défense totale (+4 CA)" in labels
+    assert "retarder son tour (agir en fin de round)" in labels
