@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.attack import may_threaten, resolve_swing, threatens, total_concealment
+from engine.attack import may_threaten, resolve_swing, total_concealment
 from engine.los import cover_bonus
 from engine.maps import Cell
 from engine.reach import threat_weapon
@@ -46,16 +46,6 @@ if TYPE_CHECKING:
 LEAVES = "quitte une case menacée"
 SHOOTS = "tir depuis une case menacée"
 STANDS = "se relève"
-
-
-def threatened_by(battle: Battle, creature: CombatantState, cell: Cell) -> list[CombatantState]:
-    """Active enemies of ``creature`` that threaten ``cell``, in deployment order."""
-    gmap = battle.gmap
-    out: list[CombatantState] = []
-    for enemy in battle.combatants:
-        if enemy.active and enemy.side != creature.side and threatens(gmap, enemy, cell):
-            out.append(enemy)
-    return out
 
 
 def provoke(

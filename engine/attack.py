@@ -147,6 +147,20 @@ def flanking_ally(
     return None
 
 
+def shoots_into_melee(
+    gmap: GameMap,
+    actor: Presence,
+    features: frozenset[str],
+    target: Presence,
+    creatures: Iterable[Presence],
+) -> bool:
+    """Whether a ranged attack of ``actor`` at ``target`` takes the −4 for
+    shooting into a melee (Precise Shot, in ``features``, cancels it)."""
+    return "precise shot" not in features and (
+        engaged_friend(gmap, actor, target, creatures) is not None
+    )
+
+
 def engaged_friend(
     gmap: GameMap, actor: Presence, target: Presence, creatures: Iterable[Presence]
 ) -> str | None:
@@ -324,9 +338,7 @@ def attack_modifiers(
         pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
         if pen:
             mods.append(modifier(pen, "portée"))
-        if "precise shot" not in actor.profile.features and engaged_friend(
-            gmap, actor, target, battle.combatants
-        ):
+        if shoots_into_melee(gmap, actor, actor.profile.features, target, battle.combatants):
             mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
     else:
         if gmap.elevation[actor.pos] > gmap.elevation[target.pos]:

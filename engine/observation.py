@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionResult
-from engine.attack import engaged_friend, flanking_ally, threatens
+from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import distance_ft
 from engine.los import cover_bonus, has_line_of_effect
@@ -421,10 +421,8 @@ class Observation:
         hostile = tgt.side != me.side and tgt.active
         creatures = self.combatants
         flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures) is not None
-        into_melee = (
-            hostile
-            and "precise shot" not in me.static.profile.features
-            and engaged_friend(gmap, me, tgt, creatures) is not None
+        into_melee = hostile and shoots_into_melee(
+            gmap, me, me.static.profile.features, tgt, creatures
         )
         pv = PairView(
             target_id=target_id,
@@ -486,7 +484,7 @@ class Observation:
             gmap = self._gmap
             grid = [[False] * gmap.width for _ in range(gmap.height)]
             for enemy in self.enemies():
-                reach = max((a.reach_ft for a in enemy.attacks if a.is_melee), default=0)
+                reach = enemy.threat_reach_ft
                 if reach == 0:
                     continue
                 span = reach // 5

@@ -107,12 +107,3 @@ def melee_band(attacks: Sequence[AttackProfile]) -> tuple[int, int]:
     if not melee:
         return 5, 0
     return max(a.reach_ft for a in melee) or 5, min(a.dead_zone_ft for a in melee)
-
-
-def melee_reach_ft(attacks: Sequence[AttackProfile]) -> int:
-    """Longest melee reach among the attacks (5 ft when there is no melee attack)."""
-    best = 0
-    for attack in attacks:
-        if attack.is_melee:
-            best = max(best, attack.reach_ft)
-    return best or 5
