@@ -131,6 +131,18 @@ def battle(
     return b
 
 
+class Plan:
+    """A policy that always plays the same actions."""
+
+    def __init__(self, *actions: Any) -> None:
+        self.actions = actions
+
+    def decide(self, obs: Any) -> Any:
+        from engine.actions import TurnPlan
+
+        return TurnPlan(self.actions)
+
+
 def messages(b: Battle) -> list[str]:
     assert b.log is not None
     return [m for _r, _a, m, _rolls in b.log]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import battle, make_map, make_profile, state
+from builders import Plan, battle, make_map, make_profile, state
 
 from engine.actions import HideAction, TurnPlan, WaitAction
 from engine.battle import Battle
@@ -10,14 +10,6 @@ from engine.rng import ScriptedRng, SeededRng
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
-
-
-class Plan:
-    def __init__(self, *actions):
-        self.actions = actions
-
-    def decide(self, obs):
-        return TurnPlan(self.actions)
 
 
 def fresh(gmap, specs, rng, policies=None, round_cap=100):

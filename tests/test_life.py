@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from builders import battle, make_map, make_profile, melee, state
+from builders import Plan, battle, make_map, make_profile, melee, state
 
-from engine.actions import AttackAction, FullAttackAction, MoveAction, TurnPlan
+from engine.actions import AttackAction, FullAttackAction, MoveAction
 from engine.life import apply_damage, stabilization_check, update_state
 
 ROW = make_map(["........"])
-
-
-class Plan:
-    def __init__(self, *actions):
-        self.actions = actions
-
-    def decide(self, obs):
-        return TurnPlan(self.actions)
 
 
 def one(profile_kw=None, hp=None, dies_at_zero=False):

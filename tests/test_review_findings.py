@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import battle, make_map, make_profile, melee, state
+from builders import Plan, battle, make_map, make_profile, melee, state
 
 from engine.actions import TurnPlan, WaitAction, WithdrawAction
 from engine.attack import resolve_swing
@@ -14,14 +14,6 @@ from engine.rng import ScriptedRng, SeededRng
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
-
-
-class Plan:
-    def __init__(self, *actions):
-        self.actions = actions
-
-    def decide(self, obs):
-        return TurnPlan(self.actions)
 
 
 def test_combatant_ids_are_unique_when_a_name_slugs_like_a_numbered_id():

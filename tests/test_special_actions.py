@@ -7,7 +7,7 @@ combatants get one standard or move action in round 0; the unaware lose it).
 
 from __future__ import annotations
 
-from builders import battle, make_map, make_profile, messages, state
+from builders import Plan, battle, make_map, make_profile, messages, state
 
 from engine.actions import (
     AttackAction,
@@ -23,14 +23,6 @@ from engine.rng import ScriptedRng
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
-
-
-class Plan:
-    def __init__(self, *actions):
-        self.actions = actions
-
-    def decide(self, obs):
-        return TurnPlan(self.actions)
 
 
 def test_total_defense_adds_4_ac_until_the_next_turn():
