@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 #: ``(row, col)`` on the map.
 Coord = tuple[int, int]
 
+#: What sets off a readied action (inventory §3.52).
+ReadyTrigger = Literal["enemy_enters_reach", "enemy_casts", "enemy_attacks", "enemy_hits_ally"]
+
 
 @dataclass(frozen=True, slots=True)
 class AttackAction:
@@ -148,10 +151,12 @@ class DelayAction:
 
 @dataclass(frozen=True, slots=True)
 class ReadyAction:
+    """Standard action: one attack held until ``ready_trigger`` happens (before the
+    start of the readier's next turn), on ``target_id`` or, without one, on the
+    creature that triggered it. Spells and maneuvers as payload: not yet."""
+
     kind: Literal["ready"] = "ready"
-    ready_trigger: (
-        Literal["enemy_enters_reach", "enemy_casts", "enemy_attacks", "enemy_hits_ally"] | None
-    ) = None
+    ready_trigger: ReadyTrigger | None = None
     target_id: str | None = None
     maneuver: str | None = None
     spell_name: str | None = None
@@ -169,9 +174,15 @@ class FightDefensivelyAction:
 
 @dataclass(frozen=True, slots=True)
 class AidAnotherAction:
+    """Standard action: help the ally ``target_id`` against ``opponent_id`` (an
+    enemy in the actor's melee reach engaged with that ally; the first such enemy
+    when omitted): +2 on the ally's next attack against it, or +2 AC against its
+    next attack (``aid_mode``)."""
+
     kind: Literal["aid_another"] = "aid_another"
     target_id: str | None = None
     aid_mode: Literal["attack", "ac"] = "attack"
+    opponent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +236,11 @@ class WaitAction:
 
 @dataclass(frozen=True, slots=True)
 class ImmediateAction:
+    """An immediate action (SRD « Immediate Actions »): on its own turn it uses
+    the turn's swift action; off-turn (through a reaction policy) the next one.
+    Phase 0 has no spell or feat with an immediate effect: it only spends the
+    budget (``engine.readiness``)."""
+
     kind: Literal["immediate"] = "immediate"
 
 
@@ -362,6 +378,9 @@ IMPLEMENTED_KINDS = frozenset(
         "drop_prone",
         "run",
         "delay",
+        "ready",
+        "aid_another",
+        "immediate",
     }
 )
 
@@ -397,6 +416,10 @@ class Reason(StrEnum):
     TARGET_DOWN = "target_down"
     #: extension: a prone creature must stand up before it moves (crawling is not modelled)
     PRONE = "prone"
+    #: extension: ``ready`` without a ``ready_trigger``
+    MISSING_TRIGGER = "missing_trigger"
+    #: extension: running is refused while resting after a failed Con check (SRD « Run »)
+    RESTING = "resting"
 
 
 REASONS = frozenset(r.value for r in Reason)

@@ -353,6 +353,10 @@ def attack_modifiers(
         mods.append(modifier(PRONE_ATTACK, "à terre"))
     if unseen(actor, target):
         mods.append(modifier(INVISIBLE_ATTACKER_BONUS, "attaquant invisible"))
+    if actor.aids:
+        aid = actor.aid_bonus(target.id, "attack")
+        if aid:
+            mods.append(modifier(aid, "aide"))
     return tuple(mods)
 
 
@@ -394,6 +398,11 @@ def target_ac(
     if target.defense_ac_bonus:
         ac += target.defense_ac_bonus
         notes.append(f"défense +{target.defense_ac_bonus}")
+    if target.aids:
+        aid = target.aid_bonus(actor.id, "ac")
+        if aid:
+            ac += aid
+            notes.append(f"aide +{aid}")
     return ac, notes
 
 
@@ -406,11 +415,39 @@ def resolve_swing(
     iterative: int = 0,
     charge: bool = False,
 ) -> None:
-    """One attack roll against ``target``, with crit, damage and its life state."""
+    """One attack roll against ``target``, with crit, damage and its life state.
+
+    Readied actions and reactions it triggers (:mod:`engine.readiness`) come
+    before the attack (``enemy_attacks``: the attack is lost if the attacker
+    falls) and after it (a hit, the damage taken)."""
+    if battle.watching:
+        battle.before_swing(actor, target)
+        if not actor.active or not target.active:
+            return
+        hits, hp, nonlethal = actor.hits, target.hp, target.nonlethal
+        _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
+        hit = actor.hits > hits
+        battle.after_swing(actor, target, hit, hp - target.hp + target.nonlethal - nonlethal)
+        return
+    _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
+
+
+def _swing(
+    battle: Battle,
+    actor: CombatantState,
+    target: CombatantState,
+    attack: AttackProfile,
+    *,
+    iterative: int = 0,
+    charge: bool = False,
+) -> None:
     rng = battle.rng
     mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
     ac, notes = target_ac(battle, actor, target, attack)
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
+    if actor.aids or target.aids:  # SRD « Aid Another »: used on this attack roll
+        actor.use_aid(target.id, "attack")
+        target.use_aid(actor.id, "ac")
     confirm: RollRecord | None = None
     if not roll.success:
         if battle.log is not None:

@@ -18,12 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from engine import readiness
 from engine.actions import (
     IMPLEMENTED_KINDS,
     MOVEMENT_KINDS,
     SLOT_OF_KIND,
     Action,
     ActionResult,
+    AidAnotherAction,
     AttackAction,
     ChargeAction,
     DelayAction,
@@ -31,7 +33,9 @@ from engine.actions import (
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
+    ImmediateAction,
     MoveAction,
+    ReadyAction,
     Reason,
     RunAction,
     Slot,
@@ -64,6 +68,7 @@ from engine.movement import (
 )
 from engine.observation import CombatantView, Observation, ProfileView
 from engine.reach import attack_reason, threat_weapon, weapon_for
+from engine.readiness import ReactionPolicy
 from engine.rng import Rng
 from engine.state import CombatantState
 
@@ -101,6 +106,7 @@ class Battle:
         *,
         round_cap: int = 100,
         record: bool = False,
+        reaction_policy: ReactionPolicy | None = None,
     ) -> None:
         self.gmap = gmap
         self.combatants = combatants
@@ -115,6 +121,16 @@ class Battle:
         self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
         #: the fight's identity for policies (the seed of a seeded RNG, else a fresh object)
         self._delay_target: str | None = None
+        #: opt-in chooser of immediate actions off-turn (:mod:`engine.readiness`)
+        self.reaction_policy = reaction_policy
+        #: combatants holding a readied action
+        self.readiers: list[CombatantState] = []
+        #: a readied action or reaction is being resolved (nothing it does triggers more)
+        self.reacting = False
+        #: a readied action moved someone's initiative: re-sort at the next round
+        self.reorder = False
+        #: whose turn it is
+        self.acting: CombatantState | None = None
         self.fight_key: object = getattr(rng, "seed", None)
         if self.fight_key is None:
             self.fight_key = object()
@@ -153,6 +169,19 @@ class Battle:
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
         return {c.pos for c in self.combatants if c.active and c.side != actor.side}
+
+    @property
+    def watching(self) -> bool:
+        """Whether attacks and steps must be reported to :mod:`engine.readiness`."""
+        return (bool(self.readiers) or self.reaction_policy is not None) and not self.reacting
+
+    def before_swing(self, attacker: CombatantState, target: CombatantState) -> None:
+        readiness.before_swing(self, attacker, target)
+
+    def after_swing(
+        self, attacker: CombatantState, target: CombatantState, hit: bool, damage: int
+    ) -> None:
+        readiness.after_swing(self, attacker, target, hit, damage)
 
     def is_over(self) -> bool:
         """At most one side still has active combatants."""
@@ -225,6 +254,9 @@ class Battle:
             if surprise and not actor.aware:
                 self.note(actor, "surpris : ne peut pas agir")
                 continue
+            if actor.ready_spent_round == self.round:  # SRD « Ready »
+                self.note(actor, "a déjà agi ce round (action préparée)")
+                continue
             self._delay_target = None
             if self.take_turn(actor):
                 self._delay(actor, queue, done)
@@ -257,7 +289,8 @@ class Battle:
                 c.delayed = False
                 if c.provoked_by:
                     c.provoked_by.clear()
-            if delays:
+            if delays or self.reorder:
+                self.reorder = False
                 self._sort_order()
             over = self._play_round()
         standing = self.sides_standing()
@@ -314,6 +347,11 @@ class Battle:
                     c.prone,
                     c.running,
                     c.delayed,
+                    readied=c.readied,
+                    aids=tuple(c.aids) if c.aids else (),
+                    immediate_used=c.immediate_used,
+                    run_rounds=c.run_rounds if c.run_last_round >= self.round - 1 else 0,
+                    run_rest_rounds=max(0, c.run_rest_until - self.round),
                 )
                 for c in self.combatants
             ]
@@ -336,6 +374,12 @@ class Battle:
         actor.defense_ac_bonus = 0
         actor.fighting_defensively = False
         actor.running = False
+        actor.swift_used_this_turn = False
+        actor.has_acted = True  # no longer flat-footed
+        self.acting = actor
+        readiness.expire_ready(self, actor)
+        if any(c.aids for c in self.combatants):
+            readiness.expire_aids(self, actor)
         obs = self.observe(actor)
         policy = self.policy_for(actor)
         plan = policy.decide(obs)
@@ -350,7 +394,12 @@ class Battle:
                 else a
                 for a in actions
             )
-        kept, results = filter_plan(actions, staggered=actor.staggered, surprise=surprise)
+        kept, results = filter_plan(
+            actions,
+            staggered=actor.staggered,
+            surprise=surprise,
+            swift_available=not actor.immediate_used,
+        )
         out: list[ActionResult] = []
         delayed = False
         for action, keep, dropped in zip(actions, kept, results, strict=True):
@@ -388,6 +437,9 @@ class Battle:
                     self.note(actor, "s'épuise en agissant : -1 pv")
                     self.state_change(actor)
         actor.last_results = tuple(out)
+        self.acting = None
+        if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
+            actor.immediate_used = False
         return delayed
 
     def _do_delay(self, actor: CombatantState, action: DelayAction, *, first: bool) -> ActionResult:
@@ -421,6 +473,12 @@ class Battle:
             return self._do_withdraw(actor)
         if isinstance(action, RunAction):
             return self._do_run(actor, action)
+        if isinstance(action, ReadyAction):
+            return readiness.do_ready(self, actor, action)
+        if isinstance(action, AidAnotherAction):
+            return readiness.do_aid(self, actor, action)
+        if isinstance(action, ImmediateAction):
+            return readiness.do_immediate(self, actor)
         if isinstance(action, DropProneAction):
             if actor.prone:
                 return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
@@ -535,6 +593,17 @@ class Battle:
                     return False
             actor.pos = cell
             trail.append(cell)
+            if self.watching:
+
+                def flush() -> None:
+                    nonlocal trail
+                    if self.log is not None and len(trail) > 1:
+                        self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+                    trail = [actor.pos]
+
+                readiness.on_step(self, actor, flush)
+                if not actor.active:  # SRD « Ready »: it falls where it was stopped
+                    return False
         if self.log is not None and len(trail) > 1:
             self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
         return True
@@ -683,6 +752,9 @@ class Battle:
             path = run_path(
                 self.gmap, actor.pos, target.pos, actor.speed_ft, occupied=occupied, hostile=hostile
             )
+        refused = readiness.run_endurance(self, actor)
+        if refused is not None:
+            return refused
         actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
         self._walk(actor, path.cells, "course")
         return ActionResult("run", True)

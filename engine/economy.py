@@ -7,6 +7,11 @@ excludes any other movement in the turn. A disabled (staggered) creature gets a
 single move *or* standard action and no full-round action, except the
 restricted withdraw, a standard action.
 
+An immediate action takes the swift action's place: on its own turn it uses
+the turn's swift action (a later swift action is dropped with
+``downgraded:immediate_swift``); after an immediate action taken off-turn, the
+next turn has no swift action at all (``swift_available=False``).
+
 Filtering is greedy and stable: actions are taken in the policy's order, each
 kept while its slot is free; the others are answered with
 ``downgraded:action_economy`` (or ``downgraded:staggered``).
@@ -32,7 +37,11 @@ from engine.actions import (
 
 
 def filter_plan(
-    actions: Sequence[Action], *, staggered: bool = False, surprise: bool = False
+    actions: Sequence[Action],
+    *,
+    staggered: bool = False,
+    surprise: bool = False,
+    swift_available: bool = True,
 ) -> tuple[list[bool], list[ActionResult | None]]:
     """Which actions of a plan fit the budget.
 
@@ -41,13 +50,19 @@ def filter_plan(
     ``downgraded:surprise`` (the caller turns a full attack into one attack
     first).
 
+    ``swift_available``: false when an immediate action taken since the last
+    turn already used this turn's swift action.
+
     Returns a keep-mask and, for each dropped action, its ``ActionResult``.
     """
     single_reason = Reason.DOWNGRADED_STAGGERED
     if surprise:
         staggered = True
         single_reason = Reason.DOWNGRADED_SURPRISE
-    standard = move = swift = True
+    standard = move = True
+    swift = swift_available
+    #: the swift action went to an immediate action
+    swift_by_immediate = not swift_available
     moved = stepped = False
     single_used = False
     kept: list[bool] = []
@@ -60,6 +75,8 @@ def filter_plan(
     for action in actions:
         kind = action.kind
         slot = SLOT_OF_KIND[kind]
+        if kind == "immediate":
+            slot = Slot.SWIFT  # SRD « Immediate Actions »: counts as the turn's swift action
         if staggered and kind == "withdraw":
             slot = Slot.STANDARD  # restricted withdraw (SRD): a standard action at 1× speed
         if staggered:
@@ -92,9 +109,15 @@ def filter_plan(
             standard = move = False
         elif slot is Slot.SWIFT:
             if not swift:
-                drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
+                drop(
+                    action,
+                    Reason.DOWNGRADED_IMMEDIATE_SWIFT
+                    if swift_by_immediate
+                    else Reason.DOWNGRADED_ACTION_ECONOMY,
+                )
                 continue
             swift = False
+            swift_by_immediate = kind == "immediate"
         if slot in (Slot.STANDARD, Slot.MOVE):
             single_used = True
         if kind == "5foot_step":

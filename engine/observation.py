@@ -24,6 +24,7 @@ from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import ChargeResult, charge_path, path_toward, step_toward
 from engine.reach import melee_band, range_penalty, threat_weapon, weapon_for
+from engine.state import Aid, Readied
 
 if TYPE_CHECKING:
     from engine.options import Option
@@ -153,6 +154,16 @@ class CombatantView:
     running: bool = False
     #: delayed its turn this round (it cannot delay again this round)
     delayed: bool = False
+    #: its readied action, waiting for its trigger
+    readied: Readied | None = None
+    #: aid another bonuses it benefits from
+    aids: tuple[Aid, ...] = ()
+    #: took an immediate action off-turn: no swift or immediate action until after its next turn
+    immediate_used: bool = False
+    #: consecutive rounds of running so far (0: the streak is broken)
+    run_rounds: int = 0
+    #: rounds before it may run again (rest after a failed Constitution check)
+    run_rest_rounds: int = 0
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -211,7 +222,27 @@ class CombatantView:
             running=self.running,
             delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
+            readied=None
+            if self.readied is None
+            else {
+                "kind": "attack",
+                "trigger": self.readied.trigger,
+                "target_id": self.readied.target_id,
+            },
+            aid_attack_bonus=self.aid_bonus("attack"),
+            aid_ac_bonus=self.aid_bonus("ac"),
+            immediate_used=self.immediate_used,
+            run_rounds=self.run_rounds,
+            run_rest_rounds=self.run_rest_rounds,
         )
+        return out
+
+    def aid_bonus(self, mode: str) -> dict[str, int]:
+        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``)."""
+        out: dict[str, int] = {}
+        for aid in self.aids:
+            if aid.mode == mode:
+                out[aid.opponent] = out.get(aid.opponent, 0) + aid.bonus
         return out
 
 
@@ -269,6 +300,7 @@ class Observation:
         "_move_cost",
         "_options",
         "_pairs",
+        "_ranged_threatened",
         "_threatened",
         "acting_id",
         "actor",
@@ -312,6 +344,7 @@ class Observation:
         self._cache: dict[tuple[str, str], object] = {}
         self._move_cost: dict[str, int | None] = {}
         self._threatened: tuple[tuple[bool, ...], ...] | None = None
+        self._ranged_threatened: tuple[tuple[bool, ...], ...] | None = None
         self._options: tuple[Option, ...] | None = None
 
     # -- combatants ---------------------------------------------------------
@@ -500,6 +533,40 @@ class Observation:
         return self._threatened
 
     @property
+    def ranged_threatened(self) -> tuple[tuple[bool, ...], ...]:
+        """Grid of squares inside the field of fire of the actor's active enemies:
+        within the maximum range of a ranged attack and in line of effect of the
+        enemy (not an attack-of-opportunity threat). Computed on first access."""
+        if self._ranged_threatened is None:
+            gmap = self._gmap
+            h, w = gmap.height, gmap.width
+            grid = [[False] * w for _ in range(h)]
+            for enemy in self.enemies():
+                reach = max(
+                    (a.max_range_ft for a in enemy.attacks if not a.is_melee),
+                    default=0,
+                )
+                if reach == 0:
+                    continue
+                span = reach // 5
+                src = enemy.cell
+                er, ec = gmap.rc(src)
+                for r in range(max(0, er - span), min(h, er + span + 1)):
+                    row = grid[r]
+                    for c in range(max(0, ec - span), min(w, ec + span + 1)):
+                        if row[c]:
+                            continue
+                        cell = gmap.cell(r, c)
+                        if cell == src or gmap.move_cost[cell] == 0:
+                            continue
+                        if distance_ft(gmap, src, cell) <= reach and has_line_of_effect(
+                            gmap, src, cell
+                        ):
+                            row[c] = True
+            self._ranged_threatened = tuple(tuple(row) for row in grid)
+        return self._ranged_threatened
+
+    @property
     def legal_options(self) -> tuple[Option, ...]:
         """The menu of budget-legal turn plans of the actor (see :mod:`engine.options`)."""
         if self._options is None:
@@ -543,6 +610,7 @@ class Observation:
                 "terrain_semantics": {t.char: t.to_dict() for t in self._gmap.terrain_types},
             },
             "threatened": [list(row) for row in self.threatened],
+            "ranged_threatened": [list(row) for row in self.ranged_threatened],
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],
             "legal_options": [o.to_dict() for o in self.legal_options],
         }

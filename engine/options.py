@@ -29,6 +29,13 @@ deployment order, then the non-targeted ones:
   disabled combatant's restricted withdraw (when it moves at least a square);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
   when some enemy has a ranged attack;
+* ``aid_another:<ally>:<opponent>:<mode>`` — aid an ally against an enemy
+  engaged with it and in the actor's melee reach (``mode``: ``attack`` or
+  ``ac``);
+* ``ready:<trigger>`` — ready an attack on the enemy that triggers it
+  (``enemy_enters_reach`` with a melee reach, ``enemy_attacks``,
+  ``enemy_hits_ally`` with allies; ``enemy_casts`` is never offered: no one
+  casts spells yet);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
@@ -37,10 +44,11 @@ deployment order, then the non-targeted ones:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.actions import (
     Action,
+    AidAnotherAction,
     AttackAction,
     ChargeAction,
     DelayAction,
@@ -49,6 +57,8 @@ from engine.actions import (
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    ReadyAction,
+    ReadyTrigger,
     RunAction,
     StandUpAction,
     TotalDefenseAction,
@@ -56,10 +66,11 @@ from engine.actions import (
     WithdrawAction,
     action_to_dict,
 )
+from engine.attack import engaged_friend
 from engine.grid import distance_ft
 from engine.maps import GameMap
 from engine.movement import move_toward, run_path, step_toward, withdraw_path
-from engine.reach import attack_reason
+from engine.reach import attack_reason, threat_weapon
 
 if TYPE_CHECKING:
     from engine.observation import Observation
@@ -115,6 +126,52 @@ def _delay_option(obs: Observation) -> list[Option]:
     if obs.actor.delayed or obs.round == 0:
         return []
     return [Option("delay", "retarder son tour (agir en fin de round)", (DelayAction(),))]
+
+
+_AID_MODES: tuple[tuple[Literal["attack", "ac"], str], ...] = (
+    ("attack", "+2 à l'attaque"),
+    ("ac", "+2 CA"),
+)
+
+
+def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
+    """Aid another (per ally, per enemy engaged with it in the actor's melee
+    reach, per mode) and ready (per trigger that can happen)."""
+    me = obs.actor
+    out: list[Option] = []
+    allies = obs.allies()
+    enemies = obs.enemies()
+    for ally in allies:
+        for enemy in enemies:
+            if threat_weapon(gmap, me.cell, enemy.cell, me.attacks) is None:
+                continue
+            if engaged_friend(gmap, me, enemy, (ally,)) is None:
+                continue
+            for mode, what in _AID_MODES:
+                out.append(
+                    Option(
+                        f"aid_another:{ally.id}:{enemy.id}:{mode}",
+                        f"aider {ally.id} contre {enemy.id} ({what})",
+                        (AidAnotherAction(target_id=ally.id, aid_mode=mode, opponent_id=enemy.id),),
+                    )
+                )
+    if not me.attacks:
+        return out
+    triggers: list[tuple[ReadyTrigger, str]] = []
+    if me.threat_reach_ft > 0:
+        triggers.append(("enemy_enters_reach", "quand un ennemi entre dans son allonge"))
+    triggers.append(("enemy_attacks", "quand un ennemi attaque"))
+    if allies:
+        triggers.append(("enemy_hits_ally", "quand un ennemi touche un allié"))
+    for trigger, when in triggers:
+        out.append(
+            Option(
+                f"ready:{trigger}",
+                f"préparer une attaque {when}",
+                (ReadyAction(ready_trigger=trigger),),
+            )
+        )
+    return out
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -220,7 +277,11 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         )
     for enemy in obs.enemies():
         # a run (4× speed, straight line) when a double move could not reach the enemy
-        if disabled or distance_ft(gmap, me.cell, enemy.cell) <= 2 * me.speed_effective_ft:
+        if (
+            disabled
+            or me.run_rest_rounds  # resting after a failed Constitution check
+            or distance_ft(gmap, me.cell, enemy.cell) <= 2 * me.speed_effective_ft
+        ):
             continue
         ran = run_path(
             gmap, me.cell, enemy.cell, me.speed_effective_ft, occupied=occupied, hostile=hostile
@@ -243,6 +304,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         out.append(
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
+    out += _aid_and_ready_options(obs, gmap)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs)
     out.append(Option("wait", "attendre", (WaitAction(),)))

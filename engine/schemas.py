@@ -82,6 +82,12 @@ class CombatantModel(_M):
     running: bool
     delayed: bool
     speed_effective_ft: int
+    readied: dict[str, str | None] | None
+    aid_attack_bonus: dict[str, int]
+    aid_ac_bonus: dict[str, int]
+    immediate_used: bool
+    run_rounds: int
+    run_rest_rounds: int
 
 
 class PairModel(_M):
@@ -142,6 +148,7 @@ class ObservationModel(_M):
     pairs: list[PairModel]
     map: MapViewModel
     threatened: list[list[bool]]
+    ranged_threatened: list[list[bool]]
     last_turn_results: list[ActionResultModel]
     legal_options: list[OptionModel]
 

@@ -10,6 +10,30 @@ from engine.creatures import AttackProfile, CombatantProfile
 from engine.maps import Cell
 
 
+@dataclass(frozen=True, slots=True)
+class Aid:
+    """One successful aid another (SRD « Aid Another »): +``bonus`` for the
+    beneficiary on its next attack roll against ``opponent`` (``mode="attack"``)
+    or to its AC against ``opponent``'s next attack (``mode="ac"``), until the
+    start of the aider's next turn."""
+
+    aider: str
+    opponent: str
+    mode: str
+    bonus: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Readied:
+    """A readied action (SRD « Ready »): one attack, fired off-turn by ``trigger``."""
+
+    trigger: str
+    #: whom the attack targets; ``None``: the creature that triggered it
+    target_id: str | None
+    #: the round it was readied in (firing in a later round costs that round's turn)
+    round: int
+
+
 @dataclass(slots=True, eq=False)
 class CombatantState:
     """One combatant during one fight.
@@ -56,6 +80,26 @@ class CombatantState:
     #: enemies this creature's movement already provoked this round
     provoked_by: set[str] = field(default_factory=set)
     last_results: tuple[ActionResult, ...] = ()
+    #: has played a turn in this fight (before that it is flat-footed: no immediate action)
+    has_acted: bool = False
+    #: readied action waiting for its trigger (engine.readiness)
+    readied: Readied | None = None
+    #: round whose regular turn a readied action fired before has used up
+    ready_spent_round: int = -1
+    #: aid another bonuses this creature benefits from
+    aids: list[Aid] = field(default_factory=list)
+    #: an immediate action taken off-turn: no swift or immediate action until
+    #: the end of its next turn (SRD « Immediate Actions »)
+    immediate_used: bool = False
+    #: its swift action of the current turn is spent (a swift or an immediate action)
+    swift_used_this_turn: bool = False
+    #: consecutive rounds of running, the last of them, and the Con checks made
+    #: to keep running (SRD « Run »)
+    run_rounds: int = 0
+    run_last_round: int = -2
+    run_checks: int = 0
+    #: no running before this round (rest after a failed Con check)
+    run_rest_until: int = 0
     # attrition counters (lethal damage only)
     hits: int = 0
     crits: int = 0
@@ -71,6 +115,14 @@ class CombatantState:
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
         self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
+
+    def aid_bonus(self, opponent: str, mode: str) -> int:
+        """Total aid another bonus against ``opponent`` (``mode``: attack or ac)."""
+        return sum(a.bonus for a in self.aids if a.opponent == opponent and a.mode == mode)
+
+    def use_aid(self, opponent: str, mode: str) -> None:
+        """The bonuses against ``opponent`` in ``mode`` were used on one attack roll."""
+        self.aids = [a for a in self.aids if not (a.opponent == opponent and a.mode == mode)]
 
     @property
     def disabled(self) -> bool:

@@ -14,6 +14,9 @@ from engine.runner import play_fight
 
 #: not a refusal: the actor fell mid-plan (an attack of opportunity during its move)
 FELL = "actor_down"
+#: not a refusal either: the target fell mid-plan (the menu only lists active
+#: enemies), e.g. to an ally's readied action set off during the actor's move
+TARGET_FELL = "target_down"
 
 
 class RandomOption:
@@ -26,7 +29,7 @@ class RandomOption:
 
     def decide(self, obs):
         for r in obs.last_turn_results:
-            if not r.ok and r.reason != FELL:
+            if not r.ok and r.reason not in (FELL, TARGET_FELL):
                 self.rejected.append((obs.acting_id, r.kind, r.reason))
         options = obs.legal_options
         ids = [o.id for o in options]
@@ -43,7 +46,7 @@ def _play_many(enc, fights: int) -> RandomOption:
         result = play_fight(enc, seed, dict.fromkeys(enc.sides, policy), round_cap=30)
         for c in result.combatants:
             for r in c.last_results:
-                if not r.ok and r.reason != FELL:
+                if not r.ok and r.reason not in (FELL, TARGET_FELL):
                     policy.rejected.append((c.id, r.kind, r.reason))
     return policy
 
