@@ -134,6 +134,7 @@ def test_flat_footed_creatures_are_not_asked_and_one_reaction_per_event():
     b, me, foe = _pair([2], reactor)
     b.dispatch(foe, AttackAction(target_id="me"))
     assert reactor.asked == []  # neither has had a turn yet
+
     class Everyone(Reactor):
         def react(self, obs, event):
             self.asked.append((obs.acting_id, event))
