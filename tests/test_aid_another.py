@@ -27,7 +27,7 @@ def _trio(dice, *, aider=None, hp=10, extra=()):
 
 
 def test_attack_aid_gives_2_on_the_next_attack_against_that_opponent_only_once():
-    b, a, x, o = _trio([10, 8, 3, 8])
+    b, a, x, _o = _trio([10, 8, 3, 8])
     res = b.dispatch(a, AidAnotherAction(target_id="x", opponent_id="o"))
     assert res.ok
     assert messages(b)[-1] == (
@@ -60,7 +60,7 @@ def test_ac_aid_protects_against_that_opponents_next_attack_only():
 
 def test_aids_stack_and_end_at_the_aiders_next_turn():
     helper = state("h", "A", make_profile(), GRID, (1, 3), 3)
-    b, a, x, o = _trio([10, 10], extra=[helper])
+    b, a, x, _o = _trio([10, 10], extra=[helper])
     b.dispatch(a, AidAnotherAction(target_id="x", opponent_id="o"))
     b.dispatch(helper, AidAnotherAction(target_id="x", opponent_id="o"))
     assert x.aid_bonus("o", "attack") == 4
@@ -96,20 +96,20 @@ def _sword():
 
 
 def test_aid_needs_an_ally_a_melee_weapon_and_the_opponent_in_reach():
-    b, a, x, o = _trio([])
+    b, a, _x, _o = _trio([])
     assert b.dispatch(a, AidAnotherAction()).reason == Reason.MISSING_TARGET
     assert b.dispatch(a, AidAnotherAction(target_id="o")).reason == Reason.MISSING_TARGET
     assert b.dispatch(a, AidAnotherAction(target_id="a")).reason == Reason.MISSING_TARGET
     named = AidAnotherAction(target_id="x", opponent_id="x")
     assert b.dispatch(a, named).reason == Reason.MISSING_TARGET
-    b, a, x, o = _trio([], aider=make_profile(attacks=[ranged()]))
+    b, a, _x, _o = _trio([], aider=make_profile(attacks=[ranged()]))
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.NO_WEAPON
     # the seed skipped the position check; the SRD requires it
-    b, a, x, o = _trio([])
+    b, a, x, _o = _trio([])
     a.pos = GRID.cell(2, 0)
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.OUT_OF_RANGE
     # an opponent not engaged with the ally cannot be aided against
-    b, a, x, o = _trio([])
+    b, a, x, _o = _trio([])
     x.pos = GRID.cell(2, 3)
     a.pos = GRID.cell(1, 2)
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.MISSING_TARGET
