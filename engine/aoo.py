@@ -34,9 +34,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.attack import may_threaten, resolve_swing, total_concealment
-from engine.los import cover_bonus
 from engine.maps import Cell
-from engine.reach import threat_weapon
+from engine.reach import body_cover, threat_weapon
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -53,6 +52,7 @@ def provoke(
 ) -> bool:
     """Every enemy threatening ``mover`` on ``cell`` takes its attack of opportunity.
 
+    ``cell`` is the anchor of the mover's space (every square of it counts).
     ``movement``: the trigger is leaving ``cell`` (one opportunity per opponent
     per round). Returns whether any attack was made. The caller stops what the
     mover was doing once it is no longer active.
@@ -68,15 +68,16 @@ def provoke(
             continue
         if movement and enemy.id in mover.provoked_by:
             continue
-        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft):
+        ke, km = enemy.space, mover.space
+        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft, ke, km):
             continue
-        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks)
+        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks, ke, km)
         if weapon is None:
             continue
         label = why or (LEAVES if movement else SHOOTS)
         blocked = (
             "abri"
-            if cover_bonus(gmap, enemy.pos, cell, melee=True)
+            if body_cover(gmap, enemy.pos, ke, cell, km, weapon)
             else "camouflage total"
             if total_concealment(enemy, mover)
             else None

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
-from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
-from engine.los import cover_bonus, flanks
+from engine.los import flanks
 from engine.maps import Cell, GameMap
-from engine.reach import range_penalty, threat_weapon
+from engine.reach import body_cover, range_penalty, threat_weapon
 from engine.rng import Rng
+from engine.space import body_deltas, body_distance_ft, top_elevation
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -107,28 +107,38 @@ class Presence(Protocol):
     def attacks(self) -> tuple[AttackProfile, ...]: ...
     @property
     def threat_reach_ft(self) -> int: ...
+    @property
+    def space(self) -> int: ...
 
 
-def may_threaten(gmap: GameMap, src: Cell, dst: Cell, reach_ft: int) -> bool:
-    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span."""
-    w = gmap.width
-    return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
+def may_threaten(
+    gmap: GameMap, src: Cell, dst: Cell, reach_ft: int, ks: int = 1, kt: int = 1
+) -> bool:
+    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span
+    (between the nearest squares of spaces of ``ks`` and ``kt`` squares)."""
+    if ks == 1 and kt == 1:
+        w = gmap.width
+        return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
+    return 5 * max(body_deltas(gmap, src, ks, dst, kt)) <= reach_ft
 
 
-def threatens(gmap: GameMap, creature: Presence, dst: Cell) -> bool:
-    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`)."""
+def threatens(gmap: GameMap, creature: Presence, dst: Cell, kt: int = 1) -> bool:
+    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`),
+    or some square of a ``kt × kt`` space anchored there."""
     reach = creature.threat_reach_ft
+    ks = creature.space
     return (
         reach > 0
-        and may_threaten(gmap, creature.cell, dst, reach)
-        and threat_weapon(gmap, creature.cell, dst, creature.attacks) is not None
+        and may_threaten(gmap, creature.cell, dst, reach, ks, kt)
+        and threat_weapon(gmap, creature.cell, dst, creature.attacks, ks, kt) is not None
     )
 
 
 def flanking_ally(
-    gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence]
+    gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence], kt: int = 1
 ) -> str | None:
-    """The ally with whom ``actor`` flanks the creature on ``target``, if any.
+    """The ally with whom ``actor`` flanks the creature on ``target`` (its space
+    of ``kt`` squares per side anchored there), if any.
 
     SRD « Flanking »: an active ally threatening the target (a usable melee
     weapon reaching its square, not a reach weapon's dead zone), on the far side
@@ -140,8 +150,8 @@ def flanking_ally(
             ally.id != actor.id
             and ally.side == actor.side
             and ally.active
-            and threatens(gmap, ally, target)
-            and flanks(gmap, actor.cell, ally.cell, target)
+            and threatens(gmap, ally, target, kt)
+            and flanks(gmap, actor.cell, ally.cell, target, (actor.space, ally.space, kt))
         ):
             return ally.id
     return None
@@ -174,15 +184,20 @@ def engaged_friend(
     engaged.
     """
     dst = target.cell
+    kt = target.space
     w = gmap.width
     tr, tc = dst // w, dst % w
     for friend in creatures:
         if friend.id == actor.id or friend.side != actor.side or not friend.active:
             continue
         fc = friend.cell
-        if max(abs(fc // w - tr), abs(fc % w - tc)) != 1:
+        kf = friend.space
+        if kf == 1 and kt == 1:
+            if max(abs(fc // w - tr), abs(fc % w - tc)) != 1:
+                continue
+        elif max(body_deltas(gmap, fc, kf, dst, kt)) != 1:
             continue
-        if threatens(gmap, friend, dst) or threatens(gmap, target, fc):
+        if threatens(gmap, friend, dst, kt) or threatens(gmap, target, fc, kf):
             return friend.id
     return None
 
@@ -335,15 +350,19 @@ def attack_modifiers(
             modifier(MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL, "attaque secondaire")
         )
     if attack.range_increment_ft is not None:
-        pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
+        pen = range_penalty(
+            attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+        )
         if pen:
             mods.append(modifier(pen, "portée"))
         if shoots_into_melee(gmap, actor, actor.profile.features, target, battle.combatants):
             mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
     else:
-        if gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
+        if top_elevation(gmap, actor.pos, actor.space) > top_elevation(
+            gmap, target.pos, target.space
+        ):
             mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
-        if flanking_ally(gmap, actor, target.pos, battle.combatants) is not None:
+        if flanking_ally(gmap, actor, target.pos, battle.combatants, target.space) is not None:
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
@@ -365,7 +384,10 @@ def target_ac(
     notes: list[str] = []
     touch = attack.kind == "touch"
     if attack.spec.firearm and attack.range_increment_ft is not None:
-        touch = distance_ft(gmap, actor.pos, target.pos) <= attack.range_increment_ft
+        touch = (
+            body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+            <= attack.range_increment_ft
+        )
     ac = spec_ac.touch if touch else spec_ac.total
     if touch:
         notes.append("contact")
@@ -378,8 +400,8 @@ def target_ac(
         if lost:
             notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
     creatures = None if attack.is_melee else battle.creature_cells(actor, target)
-    cover = cover_bonus(
-        gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()
+    cover = body_cover(
+        gmap, actor.pos, actor.space, target.pos, target.space, attack, creatures=creatures or ()
     )
     if cover:
         ac += cover

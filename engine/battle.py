@@ -14,7 +14,7 @@ action to its rule module, record the results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,6 +46,7 @@ from engine.attack import (
     FIGHT_DEFENSIVELY_PENALTY,
     TOTAL_DEFENSE_AC,
     iterative_penalties,
+    may_threaten,
     resolve_swing,
 )
 from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
@@ -65,6 +66,7 @@ from engine.movement import (
 from engine.observation import CombatantView, Observation, ProfileView
 from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.rng import Rng
+from engine.space import body_distance_squares, footprint, inflate
 from engine.state import CombatantState
 
 
@@ -148,11 +150,27 @@ class Battle:
     def creature_cells(
         self, actor: CombatantState, other: CombatantState | None = None
     ) -> set[Cell]:
-        """Squares of active creatures other than ``actor`` (and ``other``)."""
-        return {c.pos for c in self.combatants if c.active and c is not actor and c is not other}
+        """Squares of active creatures other than ``actor`` (and ``other``), every
+        square of each space."""
+        return self._cells(
+            c for c in self.combatants if c.active and c is not actor and c is not other
+        )
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
-        return {c.pos for c in self.combatants if c.active and c.side != actor.side}
+        return self._cells(c for c in self.combatants if c.active and c.side != actor.side)
+
+    def _cells(self, creatures: Iterable[CombatantState]) -> set[Cell]:
+        out: set[Cell] = set()
+        for c in creatures:
+            if c.profile.space == 1:
+                out.add(c.pos)
+            else:
+                out.update(footprint(self.gmap, c.pos, c.profile.space))
+        return out
+
+    def blocked_for(self, actor: CombatantState, cells: set[Cell]) -> set[Cell]:
+        """``cells`` as the anchors ``actor``'s space may not overlap."""
+        return cells if actor.space == 1 else inflate(self.gmap, cells, actor.space)
 
     def is_over(self) -> bool:
         """At most one side still has active combatants."""
@@ -461,10 +479,17 @@ class Battle:
         self, actor: CombatantState, target: CombatantState, weapon_id: str | None
     ) -> tuple[AttackProfile | None, str | None]:
         if weapon_id is None:
-            return weapon_for(self.gmap, actor.pos, target.pos, actor.attacks)
+            return weapon_for(
+                self.gmap, actor.pos, target.pos, actor.attacks, ks=actor.space, kt=target.space
+            )
         for attack in actor.attacks:
             if attack.id == weapon_id:
-                if attack_reason(self.gmap, actor.pos, target.pos, attack) is None:
+                if (
+                    attack_reason(
+                        self.gmap, actor.pos, target.pos, attack, actor.space, target.space
+                    )
+                    is None
+                ):
                     return attack, None
                 break
         return None, Reason.WEAPON_UNAVAILABLE
@@ -488,7 +513,11 @@ class Battle:
                 (a, 0)
                 for a in actor.attacks
                 if a.natural
-                and (a is attack or attack_reason(self.gmap, actor.pos, target.pos, a) is None)
+                and (
+                    a is attack
+                    or attack_reason(self.gmap, actor.pos, target.pos, a, actor.space, target.space)
+                    is None
+                )
             ]
         elif action.kind == "full_attack":
             swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
@@ -547,25 +576,30 @@ class Battle:
         w = gmap.width
         pr, pc = divmod(pos, w)
         side = actor.side
+        km = actor.profile.space
         for enemy in self.combatants:
             prof = enemy.profile
             reach = prof.threat_reach_ft
             if reach == 0 or enemy.side == side or not enemy.active:
                 continue
             ep = enemy.pos
+            ke = prof.space
             # cheap necessary condition first (see engine.attack.may_threaten)
-            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+            if ke == 1 and km == 1:
+                if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+                    continue
+            elif not may_threaten(gmap, ep, pos, reach, ke, km):
                 continue
             if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
                 continue
-            if threat_weapon(gmap, ep, pos, enemy.attacks) is not None:
+            if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
                 return True
         return False
 
     def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
         budget = actor.speed_ft // 5
-        occupied = self.creature_cells(actor)
-        hostile = self.hostile_cells(actor)
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
+        hostile = self.blocked_for(actor, self.hostile_cells(actor))
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
@@ -577,6 +611,7 @@ class Battle:
                 budget,
                 occupied=occupied,
                 hostile=hostile,
+                k=actor.space,
             )
             if path is None:
                 return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
@@ -593,12 +628,14 @@ class Battle:
             actor.speed_ft,
             occupied=occupied,
             hostile=hostile,
+            k=actor.space,
+            kt=target.space,
         )
         self._walk(actor, walked.cells, "déplacement")
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-        occupied = self.creature_cells(actor)
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
         if actor.speed_ft <= 5:
             return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         if action.destination is not None:
@@ -606,13 +643,15 @@ class Battle:
             if not self.gmap.in_bounds(r, c):
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
             dest = self.gmap.cell(r, c)
-            if not step_allowed(self.gmap, actor.pos, dest, occupied):
+            if not step_allowed(self.gmap, actor.pos, dest, occupied, actor.space):
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         else:
             target = self._target(actor, action.target_id) or self._nearest_enemy(actor)
             if target is None:
                 return ActionResult("5foot_step", False, Reason.MISSING_TARGET)
-            step, _ = step_toward(self.gmap, actor.pos, target.pos, actor.attacks, occupied)
+            step, _ = step_toward(
+                self.gmap, actor.pos, target.pos, actor.attacks, occupied, actor.space, target.space
+            )
             if step is None:
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
             dest = step
@@ -630,6 +669,8 @@ class Battle:
         return found
 
     def _dist(self, a: CombatantState, b: CombatantState) -> int:
+        if a.profile.space != 1 or b.profile.space != 1:
+            return body_distance_squares(self.gmap, a.pos, a.space, b.pos, b.space)
         w = self.gmap.width
         dr = abs(a.pos // w - b.pos // w)
         dc = abs(a.pos % w - b.pos % w)
@@ -652,7 +693,9 @@ class Battle:
             target.pos,
             attacks,
             actor.speed_ft,
-            self.creature_cells(actor),
+            self.blocked_for(actor, self.creature_cells(actor)),
+            actor.space,
+            target.space,
         )
         if not res.ok or res.path is None or res.attack is None:
             return ActionResult("charge", False, res.reason)
@@ -664,15 +707,21 @@ class Battle:
         return ActionResult("charge", True)
 
     def _do_run(self, actor: CombatantState, action: RunAction) -> ActionResult:
-        occupied = self.creature_cells(actor)
-        hostile = self.hostile_cells(actor)
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
+        hostile = self.blocked_for(actor, self.hostile_cells(actor))
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
                 return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
             dest = self.gmap.cell(r, c)
             path = run_path(
-                self.gmap, actor.pos, dest, actor.speed_ft, occupied=occupied, hostile=hostile
+                self.gmap,
+                actor.pos,
+                dest,
+                actor.speed_ft,
+                occupied=occupied,
+                hostile=hostile,
+                k=actor.space,
             )
             if not path.cells or path.cells[-1] != dest:
                 return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
@@ -681,7 +730,13 @@ class Battle:
             if target is None:
                 return ActionResult("run", False, Reason.MISSING_TARGET)
             path = run_path(
-                self.gmap, actor.pos, target.pos, actor.speed_ft, occupied=occupied, hostile=hostile
+                self.gmap,
+                actor.pos,
+                target.pos,
+                actor.speed_ft,
+                occupied=occupied,
+                hostile=hostile,
+                k=actor.space,
             )
         actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
         self._walk(actor, path.cells, "course")
@@ -696,8 +751,9 @@ class Battle:
             actor.pos,
             enemies,
             actor.speed_ft,
-            self.creature_cells(actor),
+            self.blocked_for(actor, self.creature_cells(actor)),
             restricted=actor.staggered,
+            k=actor.space,
         )
         # SRD « Withdraw »: the starting square is not threatened
         self._walk(actor, path.cells, "retraite", safe_start=True)

@@ -23,6 +23,7 @@ from pydantic import Field, field_validator, model_validator
 
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
+from engine.space import space_of
 from engine.validation import StrictModel, read_text, validate
 
 Size = Literal[
@@ -390,6 +391,8 @@ class CombatantProfile:
     threat_reach_ft: int = 0
     #: its fight-long conditions (``blurred``, ``invisible``, ``blinded`` …)
     conditions: frozenset[str] = frozenset()
+    #: squares per side of its space (Large 2, Huge 3 …; see :mod:`engine.space`)
+    space: int = 1
 
     @property
     def name(self) -> str:
@@ -477,6 +480,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         features=features,
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
         conditions=frozenset(spec.conditions),
+        space=space_of(spec.size),
     )
 
 

@@ -56,9 +56,8 @@ from engine.actions import (
     WithdrawAction,
     action_to_dict,
 )
-from engine.grid import distance_ft
 from engine.maps import GameMap
-from engine.movement import move_toward, run_path, step_toward, withdraw_path
+from engine.movement import run_path, step_toward, withdraw_path
 from engine.reach import attack_reason
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
     for enemy in obs.enemies():
         tid = enemy.id
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+            if attack_reason(gmap, me.cell, enemy.cell, attack, me.space, enemy.space) is not None:
                 continue
             if not single:
                 out.append(
@@ -125,13 +124,13 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     out: list[Option] = []
     # one action only: disabled, nonlethal equal to hp, or the surprise round
     disabled = me.staggered or obs.round == 0
-    occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
-    hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
+    k = me.space
+    occupied, hostile, enemy_cells = obs.blockers()
     for enemy in obs.enemies():
         tid = enemy.id
         natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+            if attack_reason(gmap, me.cell, enemy.cell, attack, k, enemy.space) is not None:
                 continue
             if not disabled and not (attack.natural and natural_full):
                 natural_full = natural_full or attack.natural
@@ -172,7 +171,9 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 )
             )
         if me.speed_effective_ft > 5 and obs.melee_weapon_for(tid) is None:
-            step, in_reach = step_toward(gmap, me.cell, enemy.cell, me.attacks, occupied)
+            step, in_reach = step_toward(
+                gmap, me.cell, enemy.cell, me.attacks, occupied, k, enemy.space
+            )
             if step is not None and in_reach:
                 r, c = gmap.rc(step)
                 out.append(
@@ -187,20 +188,15 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 )
     for enemy in obs.enemies():
         tid = enemy.id
-        walked = move_toward(
-            gmap,
-            me.cell,
-            enemy.cell,
-            me.attacks,
-            me.speed_effective_ft,
-            occupied=occupied,
-            hostile=hostile,
-        )
+        walked = obs.move_toward(tid)
         if not walked.cells:
             continue
         end = walked.cells[-1]
         for attack in me.attacks:
-            if not disabled and attack_reason(gmap, end, enemy.cell, attack) is None:
+            if (
+                not disabled
+                and attack_reason(gmap, end, enemy.cell, attack, k, enemy.space) is None
+            ):
                 out.append(
                     Option(
                         f"move_attack:{tid}:{attack.id}",
@@ -220,10 +216,16 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         )
     for enemy in obs.enemies():
         # a run (4× speed, straight line) when a double move could not reach the enemy
-        if disabled or distance_ft(gmap, me.cell, enemy.cell) <= 2 * me.speed_effective_ft:
+        if disabled or obs.distance_ft(enemy.id) <= 2 * me.speed_effective_ft:
             continue
         ran = run_path(
-            gmap, me.cell, enemy.cell, me.speed_effective_ft, occupied=occupied, hostile=hostile
+            gmap,
+            me.cell,
+            enemy.cell,
+            me.speed_effective_ft,
+            occupied=occupied,
+            hostile=hostile,
+            k=k,
         )
         if ran.cells:
             out.append(
@@ -234,7 +236,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 )
             )
     retreat = withdraw_path(
-        gmap, me.cell, hostile, me.speed_effective_ft, occupied, restricted=disabled
+        gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
     )
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"

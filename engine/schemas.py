@@ -47,6 +47,8 @@ class CombatantModel(_M):
     name: str
     level: int
     size: str
+    #: squares per side of its space, anchored on ``pos`` (Large 2, Huge 3 …)
+    space: int
     pc: bool
     creature_type: str | None
     alignment: str

@@ -95,6 +95,11 @@ class CombatantState:
         return self.profile.threat_reach_ft
 
     @property
+    def space(self) -> int:
+        """Squares per side of its space, anchored on ``pos`` (:mod:`engine.space`)."""
+        return self.profile.space
+
+    @property
     def cell(self) -> Cell:
         """Same as ``pos`` (the name the Observation's views use)."""
         return self.pos
