@@ -148,10 +148,15 @@ def scatter(
     landing = scatter_landing(gmap, actor.pos, target.pos, d8, squares)
     if battle.log is not None:
         r, c = gmap.rc(landing)
+        tr, tc = gmap.rc(target.pos)
         short = " (trop court)" if d8 == 1 else ""
         unit = "cases" if squares > 1 else "case"
+        went = max(abs(r - tr), abs(c - tc))
+        stopped = " (arrêtée par un mur ou le bord)" if went < squares else ""
         battle.note(
-            actor, f"{attack.name} dévie : d8={d8}{short}, {squares} {unit} -> tombe en ({r},{c})"
+            actor,
+            f"{attack.name} dévie : d8={d8}{short}, {squares} {unit} -> tombe en ({r},{c})"
+            + stopped,
         )
     splash_area(battle, actor, attack, landing, exclude=None)
 

@@ -73,3 +73,15 @@ def test_surprise_round(capsys):
     assert any(line.startswith("0 pillard sword vs sentinelle") for line in lines)
     # the sentry acts normally from round 1
     assert any(line.startswith("1 sentinelle sword vs pillard") for line in lines)
+
+
+def test_splash_weapon(capsys):
+    lines = transcript(capsys, "splash")
+    # a hit splashes the raider standing next to the target
+    assert "1 alchimiste éclaboussure sur pillard-2 : 1 dégât (pillard-2 19/20 pv)" in lines
+    # a miss scatters two squares (second range increment) and splashes where it lands
+    i = lines.index(
+        "2 alchimiste Alchemist's Fire dévie : d8=2, 2 cases -> tombe en (0,4) "
+        "(arrêtée par un mur ou le bord)"
+    )
+    assert lines[i + 1] == "2 alchimiste éclaboussure sur pillard : 1 dégât (pillard 15/20 pv)"

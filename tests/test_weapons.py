@@ -263,12 +263,22 @@ def test_a_miss_scatters_short_toward_the_thrower_and_splashes_the_landing_area(
 
 def test_the_scatter_distance_counts_the_increments_of_the_throw():
     # 25 ft with a 10 ft increment: third increment, 3 squares; d8=5: straight beyond
+    wide = make_map(["..........."] * 5)
+    alch = state("alch", "A", make_profile(attacks=[flask()]), wide, (2, 0))
+    foe = state("foe", "B", make_profile(ac=AC), wide, (2, 5), 1)
+    b = battle(wide, [alch, foe], [3, 5])
+    b.dispatch(alch, AttackAction(target_id="foe"))
+    assert messages(b)[1:] == ["fire dévie : d8=5, 3 cases -> tombe en (2,8)"]
+    assert foe.hp == 10  # 3 squares from the landing square: no splash
+    # on the 8-column map the flask stops at the edge, 2 squares away (still no splash)
     alch = state("alch", "A", make_profile(attacks=[flask()]), OPEN, (2, 0))
     foe = state("foe", "B", make_profile(ac=AC), OPEN, (2, 5), 1)
     b = battle(OPEN, [alch, foe], [3, 5])
     b.dispatch(alch, AttackAction(target_id="foe"))
-    assert messages(b)[1:] == ["fire dévie : d8=5, 3 cases -> tombe en (2,7)"]
-    assert foe.hp == 10  # 2 squares from the landing square: no splash
+    assert messages(b)[1:] == [
+        "fire dévie : d8=5, 3 cases -> tombe en (2,7) (arrêtée par un mur ou le bord)"
+    ]
+    assert foe.hp == 10
     assert [scatter_squares(alch.attacks[0], d) for d in (5, 10, 15, 50)] == [1, 1, 2, 5]
 
 
