@@ -362,6 +362,7 @@ IMPLEMENTED_KINDS = frozenset(
         "drop_prone",
         "run",
         "delay",
+        "repair_weapon",
     }
 )
 
@@ -397,6 +398,8 @@ class Reason(StrEnum):
     TARGET_DOWN = "target_down"
     #: extension: a prone creature must stand up before it moves (crawling is not modelled)
     PRONE = "prone"
+    #: extension: ``repair_weapon`` on a weapon that is not broken (like ``not_prone``)
+    NOT_BROKEN = "not_broken"
 
 
 REASONS = frozenset(r.value for r in Reason)

@@ -220,6 +220,14 @@ def modifier(value: int, source: str) -> Modifier:
 
 
 @dataclass(frozen=True, slots=True)
+class Swing:
+    """What one attack roll did: its roll and whether it landed (concealment included)."""
+
+    roll: RollRecord
+    hit: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Damage:
     """One hit's damage after every reduction, and what reduced it."""
 
@@ -238,22 +246,27 @@ def roll_damage(
     """Roll damage before any reduction: the physical total (dice and flat bonus,
     multiplied on a critical) and each energy component ``(amount, types)``.
     An attack without physical part adds its flat bonus to its first energy
-    component. The physical total may be negative (penalties)."""
+    component. The physical total may be negative (penalties).
+
+    A splash weapon's energy damage is the weapon's own damage, not a special
+    ability's bonus: its direct hit is multiplied on a critical (the splash
+    never is, :mod:`engine.weapons`)."""
     physical = 0
     energy: list[tuple[int, tuple[str, ...]]] = []
     has_physical = False
+    energy_mult = mult if attack.spec.splash is not None else 1
     for part in attack.parts:
         if part.physical:
             has_physical = True
             for _ in range(mult):
                 physical += part.dice.roll(rng)
         else:
-            energy.append((part.dice.roll(rng), part.types))
+            energy.append((sum(part.dice.roll(rng) for _ in range(energy_mult)), part.types))
     if has_physical:
         physical += attack.damage_bonus * mult
     elif energy:
         amount, types = energy[0]
-        energy[0] = (amount + attack.damage_bonus, types)
+        energy[0] = (amount + attack.damage_bonus * energy_mult, types)
     return physical, energy
 
 
@@ -382,7 +395,8 @@ def target_ac(
     gmap = battle.gmap
     spec_ac = target.profile.spec.ac
     notes: list[str] = []
-    touch = attack.kind == "touch"
+    # SRD « Throw Splash Weapon »: a ranged touch attack, whatever the file's kind
+    touch = attack.kind == "touch" or attack.spec.splash is not None
     if attack.spec.firearm and attack.range_increment_ft is not None:
         touch = (
             body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
@@ -427,7 +441,7 @@ def resolve_swing(
     *,
     iterative: int = 0,
     charge: bool = False,
-) -> None:
+) -> Swing:
     """One attack roll against ``target``, with crit, damage and its life state."""
     rng = battle.rng
     mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
@@ -437,7 +451,7 @@ def resolve_swing(
     if not roll.success:
         if battle.log is not None:
             battle.note(actor, _attack_text(attack, target, roll, ac, notes) + " -> RATÉ", roll)
-        return
+        return Swing(roll, False)
     mult = 1
     if roll.natural >= attack.crit_range:
         confirm = check(rng, D20_ATTACK, CheckKind.CONFIRM, mods, ac)
@@ -455,7 +469,7 @@ def resolve_swing(
                     + f" -> TOUCHÉ, mais camouflage : d100={d100} ≤ {chance} % -> RATÉ",
                     roll,
                 )
-            return
+            return Swing(roll, False)
     physical, energy = roll_damage(rng, attack, mult)
     hurt = final_damage(target, attack, physical, energy)
     damage = hurt.lethal
@@ -503,6 +517,7 @@ def resolve_swing(
             battle.state_change(target)
         elif was_active and not target.active:
             battle.note(target, "tombe inconscient (dégâts non létaux)")
+    return Swing(roll, True)
 
 
 def _attack_text(

@@ -33,6 +33,7 @@ from engine.actions import (
     FullAttackAction,
     MoveAction,
     Reason,
+    RepairWeaponAction,
     RunAction,
     Slot,
     StandUpAction,
@@ -68,6 +69,7 @@ from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.rng import Rng
 from engine.space import body_distance_squares, footprint, inflate
 from engine.state import CombatantState
+from engine.weapons import after_swing, repair_weapon
 
 
 class Policy(Protocol):
@@ -332,6 +334,7 @@ class Battle:
                     c.prone,
                     c.running,
                     c.delayed,
+                    weapon_broken=c.weapon_broken,
                 )
                 for c in self.combatants
             ]
@@ -459,6 +462,8 @@ class Battle:
             actor.defense_ac_bonus = TOTAL_DEFENSE_AC
             self.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
             return ActionResult("total_defense", True)
+        if isinstance(action, RepairWeaponAction):
+            return repair_weapon(self, actor, action)
         if isinstance(action, FightDefensivelyAction):
             actor.fighting_defensively = True
             actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
@@ -525,13 +530,16 @@ class Battle:
             swings = [(attack, 0)]
         for weapon, pen in swings:
             for _ in range(weapon.count):
-                if not target.active or not actor.active:
+                # a misfire breaks the firearm: its remaining shots are lost
+                if not target.active or not actor.active or weapon.id in actor.weapon_broken:
                     break
                 if not weapon.is_melee and self._threat_possible(actor, movement=False):
                     provoke(self, actor, actor.pos, movement=False)
                     if not actor.active:
                         break
-                resolve_swing(self, actor, target, weapon, iterative=pen)
+                swing = resolve_swing(self, actor, target, weapon, iterative=pen)
+                if not weapon.is_melee:
+                    after_swing(self, actor, target, weapon, swing)
         return ActionResult(action.kind, True)
 
     def _walk(

@@ -108,6 +108,9 @@ class DamageComponent(StrictModel):
 
 
 class Splash(StrictModel):
+    """A splash weapon's flat splash (SRD « Throw Splash Weapon »), dealt to every
+    creature within 5 ft of the impact; see :mod:`engine.weapons`."""
+
     damage: int = Field(gt=0)
     type: str
 
@@ -173,6 +176,7 @@ class AttackSpec(StrictModel):
     range_increment_ft: int | None = Field(default=None, gt=0)
     reach_ft: int | None = Field(default=None, ge=0, le=100)
     reach_weapon: bool = False
+    #: Ultimate Combat « Firearms »: touch AC in the first increment, misfire on a natural 1
     firearm: bool = False
     natural: bool = False
     secondary: bool = False
@@ -350,10 +354,11 @@ class AttackProfile:
 
     @property
     def max_range_ft(self) -> int:
-        """Farthest usable distance: 10 increments (5 for thrown/firearm touch)."""
+        """Farthest usable distance: 10 increments (5 for thrown/firearm touch and
+        for splash weapons, which are thrown)."""
         if self.range_increment_ft is None:
             return self.reach_ft
-        increments = 5 if self.kind == "touch" else 10
+        increments = 5 if self.kind == "touch" or self.spec.splash is not None else 10
         return self.range_increment_ft * increments
 
 

@@ -130,6 +130,7 @@ def _attack_dict(a: AttackProfile) -> dict[str, Any]:
         "max_range_ft": a.max_range_ft,
         "natural": a.natural,
         "firearm": spec.firearm,
+        "splash": spec.splash.model_dump() if spec.splash else None,
     }
 
 
@@ -167,10 +168,15 @@ class CombatantView:
     running: bool = False
     #: delayed its turn this round (it cannot delay again this round)
     delayed: bool = False
+    #: ids of its broken weapons (a misfired firearm), unusable until repaired
+    weapon_broken: frozenset[str] = frozenset()
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
-        return self.static.profile.attacks
+        """Its usable attacks (broken weapons left out), as the engine sees them."""
+        if not self.weapon_broken:
+            return self.static.profile.attacks
+        return tuple(a for a in self.static.profile.attacks if a.id not in self.weapon_broken)
 
     @property
     def pos(self) -> tuple[int, int]:
@@ -230,6 +236,7 @@ class CombatantView:
             running=self.running,
             delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
+            weapon_broken=[a.id for a in self.static.attacks if a.id in self.weapon_broken],
         )
         return out
 

@@ -29,6 +29,8 @@ deployment order, then the non-targeted ones:
   disabled combatant's restricted withdraw (when it moves at least a square);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
   when some enemy has a ranged attack;
+* ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
+  (prone combatants get it too);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
@@ -49,6 +51,7 @@ from engine.actions import (
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
+    RepairWeaponAction,
     RunAction,
     StandUpAction,
     TotalDefenseAction,
@@ -105,9 +108,26 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
                     (AttackAction(target_id=tid, weapon_id=attack.id),),
                 )
             )
+    out += _repair_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
+
+
+def _repair_options(obs: Observation) -> list[Option]:
+    """One ``repair_weapon`` option per broken weapon, in attack list order."""
+    me = obs.actor
+    if not me.weapon_broken:
+        return []
+    return [
+        Option(
+            f"repair_weapon:{a.id}",
+            f"réparer {a.name} (action de mouvement)",
+            (RepairWeaponAction(weapon_id=a.id),),
+        )
+        for a in me.static.attacks
+        if a.id in me.weapon_broken
+    ]
 
 
 def _delay_option(obs: Observation) -> list[Option]:
@@ -245,6 +265,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         out.append(
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
+    out += _repair_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs)
     out.append(Option("wait", "attendre", (WaitAction(),)))

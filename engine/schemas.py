@@ -24,6 +24,11 @@ class DamageModel(_M):
     types: list[str]
 
 
+class SplashModel(_M):
+    damage: int
+    type: str
+
+
 class AttackModel(_M):
     id: str
     name: str
@@ -39,6 +44,7 @@ class AttackModel(_M):
     max_range_ft: int
     natural: bool
     firearm: bool
+    splash: SplashModel | None
 
 
 class CombatantModel(_M):
@@ -84,6 +90,7 @@ class CombatantModel(_M):
     running: bool
     delayed: bool
     speed_effective_ft: int
+    weapon_broken: list[str]
 
 
 class PairModel(_M):

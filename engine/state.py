@@ -56,6 +56,8 @@ class CombatantState:
     #: enemies this creature's movement already provoked this round
     provoked_by: set[str] = field(default_factory=set)
     last_results: tuple[ActionResult, ...] = ()
+    #: ids of its broken weapons (a firearm's misfire), unusable until repaired
+    weapon_broken: frozenset[str] = frozenset()
     # attrition counters (lethal damage only)
     hits: int = 0
     crits: int = 0
@@ -88,7 +90,10 @@ class CombatantState:
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
-        return self.profile.attacks
+        """Its usable attacks: every attack of its file but its broken weapons."""
+        if not self.weapon_broken:
+            return self.profile.attacks
+        return tuple(a for a in self.profile.attacks if a.id not in self.weapon_broken)
 
     @property
     def threat_reach_ft(self) -> int:

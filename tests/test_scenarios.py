@@ -84,3 +84,15 @@ def test_large_creature_kept_out_of_a_narrow_corridor(capsys):
     # the archer shoots it every round from inside the corridor, never reached
     assert sum(line.split(" ")[1] == "archere" and "longbow vs ogre" in line for line in lines) == 3
     assert not any("ogre greatclub" in line for line in lines)
+
+
+def test_splash_weapon(capsys):
+    lines = transcript(capsys, "splash")
+    # a hit splashes the raider standing next to the target
+    assert "1 alchimiste éclaboussure sur pillard-2 : 1 dégât (pillard-2 19/20 pv)" in lines
+    # a miss scatters two squares (second range increment) and splashes where it lands
+    i = lines.index(
+        "2 alchimiste Alchemist's Fire dévie : d8=2, 2 cases -> tombe en (0,4) "
+        "(arrêtée par un mur ou le bord)"
+    )
+    assert lines[i + 1] == "2 alchimiste éclaboussure sur pillard : 1 dégât (pillard 15/20 pv)"
