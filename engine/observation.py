@@ -153,6 +153,8 @@ class CombatantView:
     running: bool = False
     #: delayed its turn this round (it cannot delay again this round)
     delayed: bool = False
+    #: ids of the enemies it is hidden from (SRD « Stealth »), sorted
+    hidden_from: tuple[str, ...] = ()
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -211,6 +213,7 @@ class CombatantView:
             running=self.running,
             delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
+            hidden_from=list(self.hidden_from),
         )
         return out
 

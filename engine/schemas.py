@@ -82,6 +82,7 @@ class CombatantModel(_M):
     running: bool
     delayed: bool
     speed_effective_ft: int
+    hidden_from: list[str]
 
 
 class PairModel(_M):

@@ -212,8 +212,12 @@ def decision_grammar(option_ids: list[str]) -> str:
 #: took total defense or waited on 15 decisions out of 15, and still 9 out of 9
 #: with only total defense offered; without them it shoots from round 2. Scripted
 #: policies and the Observation keep the whole menu; ``hidden_kinds=frozenset()``
-#: shows everything to a stronger model.
-HIDDEN_KINDS = frozenset({"delay", "drop_prone", "defensive_full_attack", "total_defense"})
+#: shows everything to a stronger model. ``hide`` and ``tumble`` (Stealth and
+#: Acrobatics) are niche tactical options hidden likewise, which also keeps the
+#: prompts of the recorded cassettes unchanged.
+HIDDEN_KINDS = frozenset(
+    {"delay", "drop_prone", "defensive_full_attack", "total_defense", "hide", "tumble"}
+)
 
 
 def shown_options(obs: Observation, hidden: frozenset[str]) -> tuple[Any, ...]:

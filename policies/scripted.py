@@ -56,6 +56,8 @@ OptionKind = Literal[
     "run",
     "stand_attack",
     "delay",
+    "hide",
+    "tumble",
     "wait",
 ]
 TARGETED = frozenset(
@@ -69,6 +71,7 @@ TARGETED = frozenset(
         "move",
         "stand_attack",
         "run",
+        "tumble",
     }
 )
 WITH_WEAPON = frozenset(
