@@ -535,6 +535,7 @@ class Battle:
             return actor.active
         actor.moved_this_turn = True
         trail = [actor.pos]
+        moved = False
         for i, cell in enumerate(cells):
             if provokes and not (safe_start and i == 0) and self._threat_possible(actor):
                 if self.log is not None and len(trail) > 1:
@@ -548,12 +549,14 @@ class Battle:
                 if not actor.active:
                     return False
             actor.pos = cell
+            moved = True
             trail.append(cell)
         if self.log is not None and len(trail) > 1:
             self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
         if not actor.active:
             return False
-        if any(c.hidden_from for c in self.combatants):
+        # (a tumble stopped on its first square did not move: nothing to re-judge)
+        if moved and any(c.hidden_from for c in self.combatants):
             after_move(self, actor)
         return True
 

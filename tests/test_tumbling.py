@@ -101,3 +101,12 @@ def test_tumbling_success_rate_matches_the_exact_probability():
         passed += t.pos == ROW.cell(0, 4)
     p = 11 / 20
     assert abs(passed / n - p) <= 3 * math.sqrt(p * (1 - p) / n), passed / n
+
+
+def test_a_hidden_tumbler_stopped_on_its_first_square_rolls_no_stealth():
+    b, t, (g,) = _scene([9, 1])
+    blind = state("o", "B", make_profile(conditions=["blinded"]), ROW, (1, 7), 2)
+    b.combatants.append(blind)
+    t.hidden_from = {"o"}  # a re-roll would ask for more dice than scripted
+    b.dispatch(t, MoveAction(destination=(0, 4), tumble=True))
+    assert t.pos == ROW.cell(0, 1) and g.aoo_used == 1 and t.hidden_from == {"o"}
