@@ -45,7 +45,11 @@ class FullAttackAction:
 
 @dataclass(frozen=True, slots=True)
 class MoveAction:
-    """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``."""
+    """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``.
+
+    ``tumble``: at half speed, Acrobatics against each threatening opponent's CMD
+    instead of provoking (:mod:`engine.tumbling`; needs a rank of Acrobatics).
+    """
 
     kind: Literal["move"] = "move"
     target_id: str | None = None
@@ -87,6 +91,8 @@ class RunAction:
 
 @dataclass(frozen=True, slots=True)
 class HideAction:
+    """Move action: a Stealth check against every enemy without direct sight (opt-in)."""
+
     kind: Literal["hide"] = "hide"
 
 
@@ -363,6 +369,7 @@ IMPLEMENTED_KINDS = frozenset(
         "run",
         "delay",
         "repair_weapon",
+        "hide",
     }
 )
 
@@ -400,6 +407,9 @@ class Reason(StrEnum):
     PRONE = "prone"
     #: extension: ``repair_weapon`` on a weapon that is not broken (like ``not_prone``)
     NOT_BROKEN = "not_broken"
+    #: extension: ``hide`` with every active enemy seeing the actor plainly (no
+    #: cover, no concealment): Stealth needs one or the other
+    IN_PLAIN_SIGHT = "in_plain_sight"
 
 
 REASONS = frozenset(r.value for r in Reason)

@@ -54,8 +54,13 @@ INVISIBLE_ATTACKER_BONUS = 2
 
 
 def unseen(actor: CombatantState, target: CombatantState) -> bool:
-    """The target cannot see the attacker: invisible attacker, or blinded target."""
-    return "invisible" in actor.profile.conditions or "blinded" in target.profile.conditions
+    """The target cannot see the attacker: invisible attacker, blinded target, or
+    an attacker hidden from the target (SRD « Stealth », :mod:`engine.stealth`)."""
+    return (
+        "invisible" in actor.profile.conditions
+        or "blinded" in target.profile.conditions
+        or target.id in actor.hidden_from
+    )
 
 
 def miss_chance(actor: CombatantState, target: CombatantState) -> int:
@@ -70,6 +75,8 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     chance = max((MISS_CHANCE.get(c, 0) for c in conditions), default=0) if conditions else 0
     if "blinded" in actor.profile.conditions:
         chance = max(chance, BLINDED_MISS_CHANCE)
+    if actor.id in target.hidden_from:  # a hidden target is treated as invisible
+        chance = max(chance, MISS_CHANCE["invisible"])
     return chance
 
 
@@ -384,7 +391,12 @@ def attack_modifiers(
     if actor.prone:
         mods.append(modifier(PRONE_ATTACK, "à terre"))
     if unseen(actor, target):
-        mods.append(modifier(INVISIBLE_ATTACKER_BONUS, "attaquant invisible"))
+        hidden = "invisible" not in actor.profile.conditions and target.id in actor.hidden_from
+        mods.append(
+            modifier(
+                INVISIBLE_ATTACKER_BONUS, "attaquant caché" if hidden else "attaquant invisible"
+            )
+        )
     return tuple(mods)
 
 
@@ -446,6 +458,10 @@ def resolve_swing(
     rng = battle.rng
     mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
     ac, notes = target_ac(battle, actor, target, attack)
+    if actor.hidden_from:
+        # SRD « Stealth »: attacking reveals the attacker (this attack keeps the benefit)
+        actor.hidden_from.clear()
+        battle.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
     confirm: RollRecord | None = None
     if not roll.success:

@@ -31,6 +31,7 @@ from engine.actions import (
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
+    HideAction,
     MoveAction,
     Reason,
     RepairWeaponAction,
@@ -67,8 +68,11 @@ from engine.movement import (
 from engine.observation import CombatantView, Observation, ProfileView
 from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.rng import Rng
+from engine.skills import trained
 from engine.space import body_distance_squares, footprint, inflate
 from engine.state import CombatantState
+from engine.stealth import after_move, hide, reveal
+from engine.tumbling import Tumble
 from engine.weapons import after_swing, repair_weapon
 
 
@@ -334,6 +338,7 @@ class Battle:
                     c.prone,
                     c.running,
                     c.delayed,
+                    tuple(sorted(c.hidden_from)) if c.hidden_from else (),
                     weapon_broken=c.weapon_broken,
                 )
                 for c in self.combatants
@@ -442,6 +447,8 @@ class Battle:
             return self._do_withdraw(actor)
         if isinstance(action, RunAction):
             return self._do_run(actor, action)
+        if isinstance(action, HideAction):
+            return hide(self, actor)
         if isinstance(action, DropProneAction):
             if actor.prone:
                 return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
@@ -550,30 +557,44 @@ class Battle:
         *,
         provokes: bool = True,
         safe_start: bool = False,
+        tumble: Tumble | None = None,
     ) -> bool:
         """Move ``actor`` square by square along ``cells``.
 
         Leaving a threatened square provokes attacks of opportunity (unless
         ``provokes`` is false: a 5-foot step; ``safe_start``: a withdraw's first
-        square). The trail is written up to each interruption. Returns whether
-        the actor is still active (it stops where it fell).
+        square); a ``tumble`` tests Acrobatics instead and stops the walk on a
+        failure. The trail is written up to each interruption. Returns whether
+        the actor is still active (it stops where it fell). Afterwards, hidden
+        creatures' Stealth is re-judged (:func:`engine.stealth.after_move`).
         """
         if not cells:
             return actor.active
         actor.moved_this_turn = True
         trail = [actor.pos]
+        moved = False
         for i, cell in enumerate(cells):
             if provokes and not (safe_start and i == 0) and self._threat_possible(actor):
                 if self.log is not None and len(trail) > 1:
                     self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
                     trail = [actor.pos]
-                provoke(self, actor, actor.pos, movement=True)
+                if tumble is not None:
+                    if not tumble.leave(self, actor):
+                        break
+                else:
+                    provoke(self, actor, actor.pos, movement=True)
                 if not actor.active:
                     return False
             actor.pos = cell
+            moved = True
             trail.append(cell)
         if self.log is not None and len(trail) > 1:
             self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+        if not actor.active:
+            return False
+        # (a tumble stopped on its first square did not move: nothing to re-judge)
+        if moved and any(c.hidden_from for c in self.combatants):
+            after_move(self, actor)
         return True
 
     def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
@@ -605,7 +626,17 @@ class Battle:
         return False
 
     def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
-        budget = actor.speed_ft // 5
+        speed = actor.speed_ft
+        tumble: Tumble | None = None
+        label = "déplacement"
+        if action.tumble:
+            # SRD « Acrobatics »: trained only here (seed §3.34), at half speed
+            if not trained(actor.profile, "Acrobatics"):
+                return ActionResult("move", False, Reason.UNTRAINED_TUMBLE)
+            speed = (speed // 10) * 5
+            tumble = Tumble()
+            label = "déplacement acrobatique"
+        budget = speed // 5
         occupied = self.blocked_for(actor, self.creature_cells(actor))
         hostile = self.blocked_for(actor, self.hostile_cells(actor))
         if action.destination is not None:
@@ -623,7 +654,7 @@ class Battle:
             )
             if path is None:
                 return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-            self._walk(actor, path.cells, "déplacement")
+            self._walk(actor, path.cells, label, tumble=tumble)
             return ActionResult("move", True)
         target = self._target(actor, action.target_id)
         if target is None:
@@ -633,13 +664,13 @@ class Battle:
             actor.pos,
             target.pos,
             actor.attacks,
-            actor.speed_ft,
+            speed,
             occupied=occupied,
             hostile=hostile,
             k=actor.space,
             kt=target.space,
         )
-        self._walk(actor, walked.cells, "déplacement")
+        self._walk(actor, walked.cells, label, tumble=tumble)
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
@@ -707,6 +738,7 @@ class Battle:
         )
         if not res.ok or res.path is None or res.attack is None:
             return ActionResult("charge", False, res.reason)
+        reveal(self, actor, "charge")  # SRD « Stealth »: charging breaks it
         if not self._walk(actor, res.path.cells, "charge"):
             return ActionResult("charge", True)  # fell to an attack of opportunity
         actor.charging = True
@@ -747,6 +779,7 @@ class Battle:
                 k=actor.space,
             )
         actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
+        reveal(self, actor, "course")  # SRD « Stealth »: running breaks it
         self._walk(actor, path.cells, "course")
         return ActionResult("run", True)
 

@@ -158,9 +158,21 @@ def parse_bypass(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 class SkillEntry(StrictModel):
+    """One skill of a combatant file (SRD « Skills »).
+
+    ``rank`` (ranks invested; 0 = untrained), ``class_skill`` (+3 with at least
+    one rank) and ``armor_penalty`` (≤ 0, the armor check penalty, given on the
+    skills it applies to) let the engine compute the bonus: ranks + ability
+    modifier + 3 + armor penalty (+ the size modifier for Stealth). ``total``,
+    when given, is the final bonus printed in a stat block (« Stealth +10 »:
+    ability, class skill, armor, size and racial modifiers included) and is
+    used instead; ``rank`` still says whether the creature is trained.
+    """
+
     rank: int = Field(ge=0)
     class_skill: bool = False
     armor_penalty: int = Field(default=0, le=0)
+    total: int | None = Field(default=None, ge=-50, le=100)
 
 
 class AttackSpec(StrictModel):
@@ -223,6 +235,9 @@ class Combatant(StrictModel):
     hp_max: int = Field(gt=0)
     ac: ACProfile
     bab: int = Field(ge=0, le=40)
+    #: Combat Maneuver Defense as printed in a stat block (SRD « Combat Maneuver
+    #: Defense »); when absent, 10 + BAB + Str mod + Dex mod + special size modifier
+    cmd: int | None = Field(default=None, ge=0, le=200)
     initiative_mod: int
     speed_land_ft: int = Field(ge=0, le=500)
     speed_fly_ft: int | None = Field(default=None, ge=0, le=500)

@@ -168,6 +168,8 @@ class CombatantView:
     running: bool = False
     #: delayed its turn this round (it cannot delay again this round)
     delayed: bool = False
+    #: ids of the enemies it is hidden from (SRD « Stealth »), sorted
+    hidden_from: tuple[str, ...] = ()
     #: ids of its broken weapons (a misfired firearm), unusable until repaired
     weapon_broken: frozenset[str] = frozenset()
 
@@ -236,6 +238,7 @@ class CombatantView:
             running=self.running,
             delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
+            hidden_from=list(self.hidden_from),
             weapon_broken=[a.id for a in self.static.attacks if a.id in self.weapon_broken],
         )
         return out

@@ -27,6 +27,12 @@ deployment order, then the non-targeted ones:
   not reach (4× speed; no Dex bonus to AC until the next turn);
 * ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
   disabled combatant's restricted withdraw (when it moves at least a square);
+* ``tumble:<target>`` — a tumbling move toward the target (half speed,
+  Acrobatics against each threatening enemy's CMD instead of provoking),
+  offered to a creature with a rank of Acrobatics standing in a threatened
+  square, when it moves at least a square;
+* ``hide`` — a Stealth check (move action), offered when some active enemy
+  lacks direct sight of the actor (cover, concealment, blinded);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
   when some enemy has a ranged attack;
 * ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
@@ -50,6 +56,7 @@ from engine.actions import (
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
+    HideAction,
     MoveAction,
     RepairWeaponAction,
     RunAction,
@@ -59,9 +66,11 @@ from engine.actions import (
     WithdrawAction,
     action_to_dict,
 )
-from engine.maps import GameMap
-from engine.movement import run_path, step_toward, withdraw_path
+from engine.maps import Cell, GameMap
+from engine.movement import move_toward, run_path, step_toward, withdraw_path
 from engine.reach import attack_reason
+from engine.skills import trained
+from engine.stealth import sees_directly
 
 if TYPE_CHECKING:
     from engine.observation import Observation
@@ -134,6 +143,41 @@ def _delay_option(obs: Observation) -> list[Option]:
     if obs.actor.delayed or obs.round == 0:
         return []
     return [Option("delay", "retarder son tour (agir en fin de round)", (DelayAction(),))]
+
+
+def _tumble_options(
+    obs: Observation, gmap: GameMap, occupied: set[Cell], hostile: set[Cell]
+) -> list[Option]:
+    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling)."""
+    me = obs.actor
+    r, c = gmap.rc(me.cell)
+    if not trained(me.static.profile, "Acrobatics") or not obs.threatened[r][c]:
+        return []
+    half = (me.speed_effective_ft // 10) * 5
+    out: list[Option] = []
+    for enemy in obs.enemies():
+        walked = move_toward(
+            gmap, me.cell, enemy.cell, me.attacks, half, occupied=occupied, hostile=hostile
+        )
+        if walked.cells:
+            out.append(
+                Option(
+                    f"tumble:{enemy.id}",
+                    f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
+                    (MoveAction(target_id=enemy.id, tumble=True),),
+                )
+            )
+    return out
+
+
+def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
+    """``hide`` when some active enemy lacks direct sight of the actor (engine.stealth)."""
+    me = obs.actor
+    mine = me.static.profile.conditions
+    for enemy in obs.enemies():
+        if not sees_directly(gmap, enemy.cell, enemy.static.profile.conditions, me.cell, mine):
+            return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
+    return []
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -255,12 +299,14 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     (RunAction(target_id=enemy.id),),
                 )
             )
+    out += _tumble_options(obs, gmap, occupied, hostile)
     retreat = withdraw_path(
         gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
     )
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
         out.append(Option("withdraw", label, (WithdrawAction(),)))
+    out += _hide_option(obs, gmap)
     if any(a.range_increment_ft is not None for e in obs.enemies() for a in e.attacks):
         out.append(
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))

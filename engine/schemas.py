@@ -91,6 +91,7 @@ class CombatantModel(_M):
     delayed: bool
     speed_effective_ft: int
     weapon_broken: list[str]
+    hidden_from: list[str]
 
 
 class PairModel(_M):

@@ -55,6 +55,9 @@ class CombatantState:
     aoo_used: int = 0
     #: enemies this creature's movement already provoked this round
     provoked_by: set[str] = field(default_factory=set)
+    #: enemies that failed to notice it (SRD « Stealth »); they treat it as
+    #: invisible. Membership only: never iterated (ordering is not deterministic)
+    hidden_from: set[str] = field(default_factory=set)
     last_results: tuple[ActionResult, ...] = ()
     #: ids of its broken weapons (a firearm's misfire), unusable until repaired
     weapon_broken: frozenset[str] = frozenset()

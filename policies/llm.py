@@ -212,10 +212,20 @@ def decision_grammar(option_ids: list[str]) -> str:
 #: took total defense or waited on 15 decisions out of 15, and still 9 out of 9
 #: with only total defense offered; without them it shoots from round 2. Scripted
 #: policies and the Observation keep the whole menu; ``hidden_kinds=frozenset()``
-#: shows everything to a stronger model. ``repair_weapon`` (a misfired firearm)
-#: is niche too and hidden the same way: recorded cassettes stay valid.
+#: shows everything to a stronger model. ``repair_weapon`` (a misfired firearm),
+#: ``hide`` and ``tumble`` (Stealth and Acrobatics) are niche tactical options
+#: hidden the same way, which also keeps the prompts of the recorded cassettes
+#: unchanged.
 HIDDEN_KINDS = frozenset(
-    {"delay", "drop_prone", "defensive_full_attack", "total_defense", "repair_weapon"}
+    {
+        "delay",
+        "drop_prone",
+        "defensive_full_attack",
+        "total_defense",
+        "repair_weapon",
+        "hide",
+        "tumble",
+    }
 )
 
 

@@ -57,6 +57,8 @@ OptionKind = Literal[
     "stand_attack",
     "delay",
     "repair_weapon",
+    "hide",
+    "tumble",
     "wait",
 ]
 TARGETED = frozenset(
@@ -70,6 +72,7 @@ TARGETED = frozenset(
         "move",
         "stand_attack",
         "run",
+        "tumble",
     }
 )
 WITH_WEAPON = frozenset(
