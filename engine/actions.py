@@ -48,7 +48,11 @@ class FullAttackAction:
 
 @dataclass(frozen=True, slots=True)
 class MoveAction:
-    """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``."""
+    """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``.
+
+    ``tumble``: at half speed, Acrobatics against each threatening opponent's CMD
+    instead of provoking (:mod:`engine.tumbling`; needs a rank of Acrobatics).
+    """
 
     kind: Literal["move"] = "move"
     target_id: str | None = None
@@ -90,6 +94,8 @@ class RunAction:
 
 @dataclass(frozen=True, slots=True)
 class HideAction:
+    """Move action: a Stealth check against every enemy without direct sight (opt-in)."""
+
     kind: Literal["hide"] = "hide"
 
 
@@ -381,6 +387,8 @@ IMPLEMENTED_KINDS = frozenset(
         "ready",
         "aid_another",
         "immediate",
+        "repair_weapon",
+        "hide",
     }
 )
 
@@ -420,6 +428,11 @@ class Reason(StrEnum):
     MISSING_TRIGGER = "missing_trigger"
     #: extension: running is refused while resting after a failed Con check (SRD « Run »)
     RESTING = "resting"
+    #: extension: ``repair_weapon`` on a weapon that is not broken (like ``not_prone``)
+    NOT_BROKEN = "not_broken"
+    #: extension: ``hide`` with every active enemy seeing the actor plainly (no
+    #: cover, no concealment): Stealth needs one or the other
+    IN_PLAIN_SIGHT = "in_plain_sight"
 
 
 REASONS = frozenset(r.value for r in Reason)

@@ -24,19 +24,23 @@
   against a character with cover ») or total concealment (50 % miss chance:
   displaced, invisible, or a blinded attacker).
 * **Never provoke**: the 5-foot step, the first square of a withdraw.
+* **Tumbling** (:mod:`engine.tumbling`) tests each opponent that gets an
+  opportunity here; one beaten is skipped for the rest of that move, a failed
+  check gives that opponent its attack (:func:`strike`).
 
 Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, entering
-a much larger or smaller creature's square, failed tumbling.
+a much larger or smaller creature's square.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from engine.attack import may_threaten, resolve_swing, total_concealment
-from engine.los import cover_bonus
+from engine.creatures import AttackProfile
 from engine.maps import Cell
-from engine.reach import threat_weapon
+from engine.reach import body_cover, threat_weapon
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -48,8 +52,65 @@ SHOOTS = "tir depuis une case menacée"
 STANDS = "se relève"
 
 
+def opportunities(
+    battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool
+) -> Iterator[tuple[CombatantState, AttackProfile, str | None]]:
+    """Lazily, each enemy that gets an opportunity against ``mover`` on ``cell``:
+    ``(enemy, weapon, blocked)``, where ``blocked`` names why the attack cannot
+    be made (« abri », « camouflage total ») or is ``None``. ``cell`` is the
+    anchor of the mover's space (every square of it counts). Stops as soon as
+    the mover is no longer active (read between two yields)."""
+    gmap = battle.gmap
+    for enemy in battle.combatants:
+        if not mover.active:
+            return
+        if not enemy.active or enemy.side == mover.side:
+            continue
+        if enemy.aoo_used >= enemy.profile.aoo_per_round:
+            continue
+        if movement and enemy.id in mover.provoked_by:
+            continue
+        ke, km = enemy.space, mover.space
+        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft, ke, km):
+            continue
+        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks, ke, km)
+        if weapon is None:
+            continue
+        blocked = (
+            "abri"
+            if body_cover(gmap, enemy.pos, ke, cell, km, weapon)
+            else "camouflage total"
+            if total_concealment(enemy, mover)
+            else None
+        )
+        yield enemy, weapon, blocked
+
+
+def strike(
+    battle: Battle,
+    enemy: CombatantState,
+    mover: CombatantState,
+    weapon: AttackProfile,
+    label: str,
+    *,
+    movement: bool,
+) -> None:
+    """``enemy`` makes its attack of opportunity against ``mover``."""
+    enemy.aoo_used += 1
+    if movement:
+        mover.provoked_by.add(enemy.id)
+    if battle.log is not None:
+        battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
+    resolve_swing(battle, enemy, mover, weapon)
+
+
 def provoke(
-    battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool, why: str | None = None
+    battle: Battle,
+    mover: CombatantState,
+    cell: Cell,
+    *,
+    movement: bool,
+    why: str | None = None,
 ) -> bool:
     """Every enemy threatening ``mover`` on ``cell`` takes its attack of opportunity.
 
@@ -57,30 +118,9 @@ def provoke(
     per round). Returns whether any attack was made. The caller stops what the
     mover was doing once it is no longer active.
     """
-    gmap = battle.gmap
     struck = False
-    for enemy in battle.combatants:
-        if not mover.active:
-            break
-        if not enemy.active or enemy.side == mover.side:
-            continue
-        if enemy.aoo_used >= enemy.profile.aoo_per_round:
-            continue
-        if movement and enemy.id in mover.provoked_by:
-            continue
-        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft):
-            continue
-        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks)
-        if weapon is None:
-            continue
-        label = why or (LEAVES if movement else SHOOTS)
-        blocked = (
-            "abri"
-            if cover_bonus(gmap, enemy.pos, cell, melee=True)
-            else "camouflage total"
-            if total_concealment(enemy, mover)
-            else None
-        )
+    label = why or (LEAVES if movement else SHOOTS)
+    for enemy, weapon, blocked in opportunities(battle, mover, cell, movement=movement):
         if blocked is not None:
             if battle.log is not None:
                 battle.note(
@@ -88,11 +128,6 @@ def provoke(
                     f"attaque d'opportunité impossible contre {mover.id} ({label}) : {blocked}",
                 )
             continue
-        enemy.aoo_used += 1
-        if movement:
-            mover.provoked_by.add(enemy.id)
-        if battle.log is not None:
-            battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
-        resolve_swing(battle, enemy, mover, weapon)
+        strike(battle, enemy, mover, weapon, label, movement=movement)
         struck = True
     return struck

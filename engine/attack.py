@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
-from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
-from engine.los import cover_bonus, flanks
+from engine.los import flanks
 from engine.maps import Cell, GameMap
-from engine.reach import range_penalty, threat_weapon
+from engine.reach import body_cover, range_penalty, threat_weapon
 from engine.rng import Rng
+from engine.space import body_deltas, body_distance_ft, top_elevation
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -54,8 +54,13 @@ INVISIBLE_ATTACKER_BONUS = 2
 
 
 def unseen(actor: CombatantState, target: CombatantState) -> bool:
-    """The target cannot see the attacker: invisible attacker, or blinded target."""
-    return "invisible" in actor.profile.conditions or "blinded" in target.profile.conditions
+    """The target cannot see the attacker: invisible attacker, blinded target, or
+    an attacker hidden from the target (SRD « Stealth », :mod:`engine.stealth`)."""
+    return (
+        "invisible" in actor.profile.conditions
+        or "blinded" in target.profile.conditions
+        or target.id in actor.hidden_from
+    )
 
 
 def miss_chance(actor: CombatantState, target: CombatantState) -> int:
@@ -70,6 +75,8 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     chance = max((MISS_CHANCE.get(c, 0) for c in conditions), default=0) if conditions else 0
     if "blinded" in actor.profile.conditions:
         chance = max(chance, BLINDED_MISS_CHANCE)
+    if actor.id in target.hidden_from:  # a hidden target is treated as invisible
+        chance = max(chance, MISS_CHANCE["invisible"])
     return chance
 
 
@@ -107,28 +114,38 @@ class Presence(Protocol):
     def attacks(self) -> tuple[AttackProfile, ...]: ...
     @property
     def threat_reach_ft(self) -> int: ...
+    @property
+    def space(self) -> int: ...
 
 
-def may_threaten(gmap: GameMap, src: Cell, dst: Cell, reach_ft: int) -> bool:
-    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span."""
-    w = gmap.width
-    return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
+def may_threaten(
+    gmap: GameMap, src: Cell, dst: Cell, reach_ft: int, ks: int = 1, kt: int = 1
+) -> bool:
+    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span
+    (between the nearest squares of spaces of ``ks`` and ``kt`` squares)."""
+    if ks == 1 and kt == 1:
+        w = gmap.width
+        return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
+    return 5 * max(body_deltas(gmap, src, ks, dst, kt)) <= reach_ft
 
 
-def threatens(gmap: GameMap, creature: Presence, dst: Cell) -> bool:
-    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`)."""
+def threatens(gmap: GameMap, creature: Presence, dst: Cell, kt: int = 1) -> bool:
+    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`),
+    or some square of a ``kt × kt`` space anchored there."""
     reach = creature.threat_reach_ft
+    ks = creature.space
     return (
         reach > 0
-        and may_threaten(gmap, creature.cell, dst, reach)
-        and threat_weapon(gmap, creature.cell, dst, creature.attacks) is not None
+        and may_threaten(gmap, creature.cell, dst, reach, ks, kt)
+        and threat_weapon(gmap, creature.cell, dst, creature.attacks, ks, kt) is not None
     )
 
 
 def flanking_ally(
-    gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence]
+    gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence], kt: int = 1
 ) -> str | None:
-    """The ally with whom ``actor`` flanks the creature on ``target``, if any.
+    """The ally with whom ``actor`` flanks the creature on ``target`` (its space
+    of ``kt`` squares per side anchored there), if any.
 
     SRD « Flanking »: an active ally threatening the target (a usable melee
     weapon reaching its square, not a reach weapon's dead zone), on the far side
@@ -140,8 +157,8 @@ def flanking_ally(
             ally.id != actor.id
             and ally.side == actor.side
             and ally.active
-            and threatens(gmap, ally, target)
-            and flanks(gmap, actor.cell, ally.cell, target)
+            and threatens(gmap, ally, target, kt)
+            and flanks(gmap, actor.cell, ally.cell, target, (actor.space, ally.space, kt))
         ):
             return ally.id
     return None
@@ -174,15 +191,20 @@ def engaged_friend(
     engaged.
     """
     dst = target.cell
+    kt = target.space
     w = gmap.width
     tr, tc = dst // w, dst % w
     for friend in creatures:
         if friend.id == actor.id or friend.side != actor.side or not friend.active:
             continue
         fc = friend.cell
-        if max(abs(fc // w - tr), abs(fc % w - tc)) != 1:
+        kf = friend.space
+        if kf == 1 and kt == 1:
+            if max(abs(fc // w - tr), abs(fc % w - tc)) != 1:
+                continue
+        elif max(body_deltas(gmap, fc, kf, dst, kt)) != 1:
             continue
-        if threatens(gmap, friend, dst) or threatens(gmap, target, fc):
+        if threatens(gmap, friend, dst, kt) or threatens(gmap, target, fc, kf):
             return friend.id
     return None
 
@@ -205,6 +227,14 @@ def modifier(value: int, source: str) -> Modifier:
 
 
 @dataclass(frozen=True, slots=True)
+class Swing:
+    """What one attack roll did: its roll and whether it landed (concealment included)."""
+
+    roll: RollRecord
+    hit: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Damage:
     """One hit's damage after every reduction, and what reduced it."""
 
@@ -223,22 +253,27 @@ def roll_damage(
     """Roll damage before any reduction: the physical total (dice and flat bonus,
     multiplied on a critical) and each energy component ``(amount, types)``.
     An attack without physical part adds its flat bonus to its first energy
-    component. The physical total may be negative (penalties)."""
+    component. The physical total may be negative (penalties).
+
+    A splash weapon's energy damage is the weapon's own damage, not a special
+    ability's bonus: its direct hit is multiplied on a critical (the splash
+    never is, :mod:`engine.weapons`)."""
     physical = 0
     energy: list[tuple[int, tuple[str, ...]]] = []
     has_physical = False
+    energy_mult = mult if attack.spec.splash is not None else 1
     for part in attack.parts:
         if part.physical:
             has_physical = True
             for _ in range(mult):
                 physical += part.dice.roll(rng)
         else:
-            energy.append((part.dice.roll(rng), part.types))
+            energy.append((sum(part.dice.roll(rng) for _ in range(energy_mult)), part.types))
     if has_physical:
         physical += attack.damage_bonus * mult
     elif energy:
         amount, types = energy[0]
-        energy[0] = (amount + attack.damage_bonus, types)
+        energy[0] = (amount + attack.damage_bonus * energy_mult, types)
     return physical, energy
 
 
@@ -335,15 +370,19 @@ def attack_modifiers(
             modifier(MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL, "attaque secondaire")
         )
     if attack.range_increment_ft is not None:
-        pen = range_penalty(attack, distance_ft(gmap, actor.pos, target.pos))
+        pen = range_penalty(
+            attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+        )
         if pen:
             mods.append(modifier(pen, "portée"))
         if shoots_into_melee(gmap, actor, actor.profile.features, target, battle.combatants):
             mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
     else:
-        if gmap.elevation[actor.pos] > gmap.elevation[target.pos]:
+        if top_elevation(gmap, actor.pos, actor.space) > top_elevation(
+            gmap, target.pos, target.space
+        ):
             mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
-        if flanking_ally(gmap, actor, target.pos, battle.combatants) is not None:
+        if flanking_ally(gmap, actor, target.pos, battle.combatants, target.space) is not None:
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
@@ -352,7 +391,12 @@ def attack_modifiers(
     if actor.prone:
         mods.append(modifier(PRONE_ATTACK, "à terre"))
     if unseen(actor, target):
-        mods.append(modifier(INVISIBLE_ATTACKER_BONUS, "attaquant invisible"))
+        hidden = "invisible" not in actor.profile.conditions and target.id in actor.hidden_from
+        mods.append(
+            modifier(
+                INVISIBLE_ATTACKER_BONUS, "attaquant caché" if hidden else "attaquant invisible"
+            )
+        )
     if actor.aids:
         aid = actor.aid_bonus(target.id, "attack")
         if aid:
@@ -367,9 +411,13 @@ def target_ac(
     gmap = battle.gmap
     spec_ac = target.profile.spec.ac
     notes: list[str] = []
-    touch = attack.kind == "touch"
+    # SRD « Throw Splash Weapon »: a ranged touch attack, whatever the file's kind
+    touch = attack.kind == "touch" or attack.spec.splash is not None
     if attack.spec.firearm and attack.range_increment_ft is not None:
-        touch = distance_ft(gmap, actor.pos, target.pos) <= attack.range_increment_ft
+        touch = (
+            body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+            <= attack.range_increment_ft
+        )
     ac = spec_ac.touch if touch else spec_ac.total
     if touch:
         notes.append("contact")
@@ -382,8 +430,8 @@ def target_ac(
         if lost:
             notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
     creatures = None if attack.is_melee else battle.creature_cells(actor, target)
-    cover = cover_bonus(
-        gmap, actor.pos, target.pos, melee=attack.is_melee, creatures=creatures or ()
+    cover = body_cover(
+        gmap, actor.pos, actor.space, target.pos, target.space, attack, creatures=creatures or ()
     )
     if cover:
         ac += cover
@@ -414,22 +462,21 @@ def resolve_swing(
     *,
     iterative: int = 0,
     charge: bool = False,
-) -> None:
+) -> Swing | None:
     """One attack roll against ``target``, with crit, damage and its life state.
 
     Readied actions and reactions it triggers (:mod:`engine.readiness`) come
-    before the attack (``enemy_attacks``: the attack is lost if the attacker
-    falls) and after it (a hit, the damage taken)."""
+    before the attack (``enemy_attacks``: the attack is lost, ``None``, if the
+    attacker or the target falls first) and after it (a hit, the damage taken)."""
     if battle.watching:
-        battle.before_swing(actor, target)
+        battle.swing_starts(actor, target)
         if not actor.active or not target.active:
-            return
-        hits, hp, nonlethal = actor.hits, target.hp, target.nonlethal
-        _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
-        hit = actor.hits > hits
-        battle.after_swing(actor, target, hit, hp - target.hp + target.nonlethal - nonlethal)
-        return
-    _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
+            return None
+        hp, nonlethal = target.hp, target.nonlethal
+        swing = _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
+        battle.swing_ended(actor, target, swing.hit, hp - target.hp + target.nonlethal - nonlethal)
+        return swing
+    return _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
 
 
 def _swing(
@@ -440,10 +487,14 @@ def _swing(
     *,
     iterative: int = 0,
     charge: bool = False,
-) -> None:
+) -> Swing:
     rng = battle.rng
     mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
     ac, notes = target_ac(battle, actor, target, attack)
+    if actor.hidden_from:
+        # SRD « Stealth »: attacking reveals the attacker (this attack keeps the benefit)
+        actor.hidden_from.clear()
+        battle.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
     if actor.aids or target.aids:  # SRD « Aid Another »: used on this attack roll
         actor.use_aid(target.id, "attack")
@@ -452,7 +503,7 @@ def _swing(
     if not roll.success:
         if battle.log is not None:
             battle.note(actor, _attack_text(attack, target, roll, ac, notes) + " -> RATÉ", roll)
-        return
+        return Swing(roll, False)
     mult = 1
     if roll.natural >= attack.crit_range:
         confirm = check(rng, D20_ATTACK, CheckKind.CONFIRM, mods, ac)
@@ -470,7 +521,7 @@ def _swing(
                     + f" -> TOUCHÉ, mais camouflage : d100={d100} ≤ {chance} % -> RATÉ",
                     roll,
                 )
-            return
+            return Swing(roll, False)
     physical, energy = roll_damage(rng, attack, mult)
     hurt = final_damage(target, attack, physical, energy)
     damage = hurt.lethal
@@ -518,6 +569,7 @@ def _swing(
             battle.state_change(target)
         elif was_active and not target.active:
             battle.note(target, "tombe inconscient (dégâts non létaux)")
+    return Swing(roll, True)
 
 
 def _attack_text(

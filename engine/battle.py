@@ -14,7 +14,7 @@ action to its rule module, record the results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,10 +33,12 @@ from engine.actions import (
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
+    HideAction,
     ImmediateAction,
     MoveAction,
     ReadyAction,
     Reason,
+    RepairWeaponAction,
     RunAction,
     Slot,
     StandUpAction,
@@ -50,6 +52,7 @@ from engine.attack import (
     FIGHT_DEFENSIVELY_PENALTY,
     TOTAL_DEFENSE_AC,
     iterative_penalties,
+    may_threaten,
     resolve_swing,
 )
 from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
@@ -70,7 +73,12 @@ from engine.observation import CombatantView, Observation, ProfileView
 from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.readiness import ReactionPolicy
 from engine.rng import Rng
+from engine.skills import trained
+from engine.space import body_distance_squares, footprint, inflate
 from engine.state import CombatantState
+from engine.stealth import after_move, hide, reveal
+from engine.tumbling import Tumble
+from engine.weapons import after_swing, repair_weapon
 
 
 class Policy(Protocol):
@@ -164,21 +172,37 @@ class Battle:
     def creature_cells(
         self, actor: CombatantState, other: CombatantState | None = None
     ) -> set[Cell]:
-        """Squares of active creatures other than ``actor`` (and ``other``)."""
-        return {c.pos for c in self.combatants if c.active and c is not actor and c is not other}
+        """Squares of active creatures other than ``actor`` (and ``other``), every
+        square of each space."""
+        return self._cells(
+            c for c in self.combatants if c.active and c is not actor and c is not other
+        )
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
-        return {c.pos for c in self.combatants if c.active and c.side != actor.side}
+        return self._cells(c for c in self.combatants if c.active and c.side != actor.side)
+
+    def _cells(self, creatures: Iterable[CombatantState]) -> set[Cell]:
+        out: set[Cell] = set()
+        for c in creatures:
+            if c.profile.space == 1:
+                out.add(c.pos)
+            else:
+                out.update(footprint(self.gmap, c.pos, c.profile.space))
+        return out
+
+    def blocked_for(self, actor: CombatantState, cells: set[Cell]) -> set[Cell]:
+        """``cells`` as the anchors ``actor``'s space may not overlap."""
+        return cells if actor.space == 1 else inflate(self.gmap, cells, actor.space)
 
     @property
     def watching(self) -> bool:
         """Whether attacks and steps must be reported to :mod:`engine.readiness`."""
         return (bool(self.readiers) or self.reaction_policy is not None) and not self.reacting
 
-    def before_swing(self, attacker: CombatantState, target: CombatantState) -> None:
+    def swing_starts(self, attacker: CombatantState, target: CombatantState) -> None:
         readiness.before_swing(self, attacker, target)
 
-    def after_swing(
+    def swing_ended(
         self, attacker: CombatantState, target: CombatantState, hit: bool, damage: int
     ) -> None:
         readiness.after_swing(self, attacker, target, hit, damage)
@@ -347,6 +371,8 @@ class Battle:
                     c.prone,
                     c.running,
                     c.delayed,
+                    tuple(sorted(c.hidden_from)) if c.hidden_from else (),
+                    weapon_broken=c.weapon_broken,
                     readied=c.readied,
                     aids=tuple(c.aids) if c.aids else (),
                     immediate_used=c.immediate_used,
@@ -479,6 +505,8 @@ class Battle:
             return readiness.do_aid(self, actor, action)
         if isinstance(action, ImmediateAction):
             return readiness.do_immediate(self, actor)
+        if isinstance(action, HideAction):
+            return hide(self, actor)
         if isinstance(action, DropProneAction):
             if actor.prone:
                 return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
@@ -499,6 +527,8 @@ class Battle:
             actor.defense_ac_bonus = TOTAL_DEFENSE_AC
             self.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
             return ActionResult("total_defense", True)
+        if isinstance(action, RepairWeaponAction):
+            return repair_weapon(self, actor, action)
         if isinstance(action, FightDefensivelyAction):
             actor.fighting_defensively = True
             actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
@@ -519,10 +549,17 @@ class Battle:
         self, actor: CombatantState, target: CombatantState, weapon_id: str | None
     ) -> tuple[AttackProfile | None, str | None]:
         if weapon_id is None:
-            return weapon_for(self.gmap, actor.pos, target.pos, actor.attacks)
+            return weapon_for(
+                self.gmap, actor.pos, target.pos, actor.attacks, ks=actor.space, kt=target.space
+            )
         for attack in actor.attacks:
             if attack.id == weapon_id:
-                if attack_reason(self.gmap, actor.pos, target.pos, attack) is None:
+                if (
+                    attack_reason(
+                        self.gmap, actor.pos, target.pos, attack, actor.space, target.space
+                    )
+                    is None
+                ):
                     return attack, None
                 break
         return None, Reason.WEAPON_UNAVAILABLE
@@ -546,7 +583,11 @@ class Battle:
                 (a, 0)
                 for a in actor.attacks
                 if a.natural
-                and (a is attack or attack_reason(self.gmap, actor.pos, target.pos, a) is None)
+                and (
+                    a is attack
+                    or attack_reason(self.gmap, actor.pos, target.pos, a, actor.space, target.space)
+                    is None
+                )
             ]
         elif action.kind == "full_attack":
             swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
@@ -554,13 +595,16 @@ class Battle:
             swings = [(attack, 0)]
         for weapon, pen in swings:
             for _ in range(weapon.count):
-                if not target.active or not actor.active:
+                # a misfire breaks the firearm: its remaining shots are lost
+                if not target.active or not actor.active or weapon.id in actor.weapon_broken:
                     break
                 if not weapon.is_melee and self._threat_possible(actor, movement=False):
                     provoke(self, actor, actor.pos, movement=False)
                     if not actor.active:
                         break
-                resolve_swing(self, actor, target, weapon, iterative=pen)
+                swing = resolve_swing(self, actor, target, weapon, iterative=pen)
+                if swing is not None and not weapon.is_melee:
+                    after_swing(self, actor, target, weapon, swing)
         return ActionResult(action.kind, True)
 
     def _walk(
@@ -571,27 +615,36 @@ class Battle:
         *,
         provokes: bool = True,
         safe_start: bool = False,
+        tumble: Tumble | None = None,
     ) -> bool:
         """Move ``actor`` square by square along ``cells``.
 
         Leaving a threatened square provokes attacks of opportunity (unless
         ``provokes`` is false: a 5-foot step; ``safe_start``: a withdraw's first
-        square). The trail is written up to each interruption. Returns whether
-        the actor is still active (it stops where it fell).
+        square); a ``tumble`` tests Acrobatics instead and stops the walk on a
+        failure. The trail is written up to each interruption. Returns whether
+        the actor is still active (it stops where it fell). Afterwards, hidden
+        creatures' Stealth is re-judged (:func:`engine.stealth.after_move`).
         """
         if not cells:
             return actor.active
         actor.moved_this_turn = True
         trail = [actor.pos]
+        moved = False
         for i, cell in enumerate(cells):
             if provokes and not (safe_start and i == 0) and self._threat_possible(actor):
                 if self.log is not None and len(trail) > 1:
                     self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
                     trail = [actor.pos]
-                provoke(self, actor, actor.pos, movement=True)
+                if tumble is not None:
+                    if not tumble.leave(self, actor):
+                        break
+                else:
+                    provoke(self, actor, actor.pos, movement=True)
                 if not actor.active:
                     return False
             actor.pos = cell
+            moved = True
             trail.append(cell)
             if self.watching:
 
@@ -606,6 +659,11 @@ class Battle:
                     return False
         if self.log is not None and len(trail) > 1:
             self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+        if not actor.active:
+            return False
+        # (a tumble stopped on its first square did not move: nothing to re-judge)
+        if moved and any(c.hidden_from for c in self.combatants):
+            after_move(self, actor)
         return True
 
     def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
@@ -616,25 +674,40 @@ class Battle:
         w = gmap.width
         pr, pc = divmod(pos, w)
         side = actor.side
+        km = actor.profile.space
         for enemy in self.combatants:
             prof = enemy.profile
             reach = prof.threat_reach_ft
             if reach == 0 or enemy.side == side or not enemy.active:
                 continue
             ep = enemy.pos
+            ke = prof.space
             # cheap necessary condition first (see engine.attack.may_threaten)
-            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+            if ke == 1 and km == 1:
+                if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+                    continue
+            elif not may_threaten(gmap, ep, pos, reach, ke, km):
                 continue
             if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
                 continue
-            if threat_weapon(gmap, ep, pos, enemy.attacks) is not None:
+            if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
                 return True
         return False
 
     def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
-        budget = actor.speed_ft // 5
-        occupied = self.creature_cells(actor)
-        hostile = self.hostile_cells(actor)
+        speed = actor.speed_ft
+        tumble: Tumble | None = None
+        label = "déplacement"
+        if action.tumble:
+            # SRD « Acrobatics »: trained only here (seed §3.34), at half speed
+            if not trained(actor.profile, "Acrobatics"):
+                return ActionResult("move", False, Reason.UNTRAINED_TUMBLE)
+            speed = (speed // 10) * 5
+            tumble = Tumble()
+            label = "déplacement acrobatique"
+        budget = speed // 5
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
+        hostile = self.blocked_for(actor, self.hostile_cells(actor))
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
@@ -646,10 +719,11 @@ class Battle:
                 budget,
                 occupied=occupied,
                 hostile=hostile,
+                k=actor.space,
             )
             if path is None:
                 return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-            self._walk(actor, path.cells, "déplacement")
+            self._walk(actor, path.cells, label, tumble=tumble)
             return ActionResult("move", True)
         target = self._target(actor, action.target_id)
         if target is None:
@@ -659,15 +733,17 @@ class Battle:
             actor.pos,
             target.pos,
             actor.attacks,
-            actor.speed_ft,
+            speed,
             occupied=occupied,
             hostile=hostile,
+            k=actor.space,
+            kt=target.space,
         )
-        self._walk(actor, walked.cells, "déplacement")
+        self._walk(actor, walked.cells, label, tumble=tumble)
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-        occupied = self.creature_cells(actor)
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
         if actor.speed_ft <= 5:
             return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         if action.destination is not None:
@@ -675,13 +751,15 @@ class Battle:
             if not self.gmap.in_bounds(r, c):
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
             dest = self.gmap.cell(r, c)
-            if not step_allowed(self.gmap, actor.pos, dest, occupied):
+            if not step_allowed(self.gmap, actor.pos, dest, occupied, actor.space):
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         else:
             target = self._target(actor, action.target_id) or self._nearest_enemy(actor)
             if target is None:
                 return ActionResult("5foot_step", False, Reason.MISSING_TARGET)
-            step, _ = step_toward(self.gmap, actor.pos, target.pos, actor.attacks, occupied)
+            step, _ = step_toward(
+                self.gmap, actor.pos, target.pos, actor.attacks, occupied, actor.space, target.space
+            )
             if step is None:
                 return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
             dest = step
@@ -699,6 +777,8 @@ class Battle:
         return found
 
     def _dist(self, a: CombatantState, b: CombatantState) -> int:
+        if a.profile.space != 1 or b.profile.space != 1:
+            return body_distance_squares(self.gmap, a.pos, a.space, b.pos, b.space)
         w = self.gmap.width
         dr = abs(a.pos // w - b.pos // w)
         dc = abs(a.pos % w - b.pos % w)
@@ -721,10 +801,13 @@ class Battle:
             target.pos,
             attacks,
             actor.speed_ft,
-            self.creature_cells(actor),
+            self.blocked_for(actor, self.creature_cells(actor)),
+            actor.space,
+            target.space,
         )
         if not res.ok or res.path is None or res.attack is None:
             return ActionResult("charge", False, res.reason)
+        reveal(self, actor, "charge")  # SRD « Stealth »: charging breaks it
         if not self._walk(actor, res.path.cells, "charge"):
             return ActionResult("charge", True)  # fell to an attack of opportunity
         actor.charging = True
@@ -733,15 +816,21 @@ class Battle:
         return ActionResult("charge", True)
 
     def _do_run(self, actor: CombatantState, action: RunAction) -> ActionResult:
-        occupied = self.creature_cells(actor)
-        hostile = self.hostile_cells(actor)
+        occupied = self.blocked_for(actor, self.creature_cells(actor))
+        hostile = self.blocked_for(actor, self.hostile_cells(actor))
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
                 return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
             dest = self.gmap.cell(r, c)
             path = run_path(
-                self.gmap, actor.pos, dest, actor.speed_ft, occupied=occupied, hostile=hostile
+                self.gmap,
+                actor.pos,
+                dest,
+                actor.speed_ft,
+                occupied=occupied,
+                hostile=hostile,
+                k=actor.space,
             )
             if not path.cells or path.cells[-1] != dest:
                 return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
@@ -750,12 +839,19 @@ class Battle:
             if target is None:
                 return ActionResult("run", False, Reason.MISSING_TARGET)
             path = run_path(
-                self.gmap, actor.pos, target.pos, actor.speed_ft, occupied=occupied, hostile=hostile
+                self.gmap,
+                actor.pos,
+                target.pos,
+                actor.speed_ft,
+                occupied=occupied,
+                hostile=hostile,
+                k=actor.space,
             )
         refused = readiness.run_endurance(self, actor)
         if refused is not None:
             return refused
         actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
+        reveal(self, actor, "course")  # SRD « Stealth »: running breaks it
         self._walk(actor, path.cells, "course")
         return ActionResult("run", True)
 
@@ -768,8 +864,9 @@ class Battle:
             actor.pos,
             enemies,
             actor.speed_ft,
-            self.creature_cells(actor),
+            self.blocked_for(actor, self.creature_cells(actor)),
             restricted=actor.staggered,
+            k=actor.space,
         )
         # SRD « Withdraw »: the starting square is not threatened
         self._walk(actor, path.cells, "retraite", safe_start=True)

@@ -23,6 +23,7 @@ from pydantic import Field, field_validator, model_validator
 
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
+from engine.space import space_of
 from engine.validation import StrictModel, read_text, validate
 
 Size = Literal[
@@ -107,6 +108,9 @@ class DamageComponent(StrictModel):
 
 
 class Splash(StrictModel):
+    """A splash weapon's flat splash (SRD « Throw Splash Weapon »), dealt to every
+    creature within 5 ft of the impact; see :mod:`engine.weapons`."""
+
     damage: int = Field(gt=0)
     type: str
 
@@ -154,9 +158,21 @@ def parse_bypass(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 class SkillEntry(StrictModel):
+    """One skill of a combatant file (SRD « Skills »).
+
+    ``rank`` (ranks invested; 0 = untrained), ``class_skill`` (+3 with at least
+    one rank) and ``armor_penalty`` (≤ 0, the armor check penalty, given on the
+    skills it applies to) let the engine compute the bonus: ranks + ability
+    modifier + 3 + armor penalty (+ the size modifier for Stealth). ``total``,
+    when given, is the final bonus printed in a stat block (« Stealth +10 »:
+    ability, class skill, armor, size and racial modifiers included) and is
+    used instead; ``rank`` still says whether the creature is trained.
+    """
+
     rank: int = Field(ge=0)
     class_skill: bool = False
     armor_penalty: int = Field(default=0, le=0)
+    total: int | None = Field(default=None, ge=-50, le=100)
 
 
 class AttackSpec(StrictModel):
@@ -172,6 +188,7 @@ class AttackSpec(StrictModel):
     range_increment_ft: int | None = Field(default=None, gt=0)
     reach_ft: int | None = Field(default=None, ge=0, le=100)
     reach_weapon: bool = False
+    #: Ultimate Combat « Firearms »: touch AC in the first increment, misfire on a natural 1
     firearm: bool = False
     natural: bool = False
     secondary: bool = False
@@ -218,6 +235,9 @@ class Combatant(StrictModel):
     hp_max: int = Field(gt=0)
     ac: ACProfile
     bab: int = Field(ge=0, le=40)
+    #: Combat Maneuver Defense as printed in a stat block (SRD « Combat Maneuver
+    #: Defense »); when absent, 10 + BAB + Str mod + Dex mod + special size modifier
+    cmd: int | None = Field(default=None, ge=0, le=200)
     initiative_mod: int
     speed_land_ft: int = Field(ge=0, le=500)
     speed_fly_ft: int | None = Field(default=None, ge=0, le=500)
@@ -349,10 +369,11 @@ class AttackProfile:
 
     @property
     def max_range_ft(self) -> int:
-        """Farthest usable distance: 10 increments (5 for thrown/firearm touch)."""
+        """Farthest usable distance: 10 increments (5 for thrown/firearm touch and
+        for splash weapons, which are thrown)."""
         if self.range_increment_ft is None:
             return self.reach_ft
-        increments = 5 if self.kind == "touch" else 10
+        increments = 5 if self.kind == "touch" or self.spec.splash is not None else 10
         return self.range_increment_ft * increments
 
 
@@ -390,6 +411,8 @@ class CombatantProfile:
     threat_reach_ft: int = 0
     #: its fight-long conditions (``blurred``, ``invisible``, ``blinded`` …)
     conditions: frozenset[str] = frozenset()
+    #: squares per side of its space (Large 2, Huge 3 …; see :mod:`engine.space`)
+    space: int = 1
 
     @property
     def name(self) -> str:
@@ -477,6 +500,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         features=features,
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
         conditions=frozenset(spec.conditions),
+        space=space_of(spec.size),
     )
 
 

@@ -8,6 +8,10 @@
   combatant's ``name`` in lowercase ASCII (``Épée`` → ``epee``).
 * A side fills its zone's cells in (row, col) order; a zone with fewer cells
   than combatants is an error.
+* A creature larger than one square (Large 2×2 …, :mod:`engine.space`) takes
+  the first cell in that order from which its whole space lies in the zone, on
+  passable squares, clear of those already taken; a zone where it cannot fit
+  is an error.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from engine.creatures import CombatantProfile
 from engine.errors import EncounterError, suggestion
 from engine.maps import Cell, GameMap
+from engine.space import fits, footprint
 from engine.state import CombatantState
 
 
@@ -71,6 +76,7 @@ def build_encounter(
     counts: dict[str, int] = {}
     used: set[str] = set()
     placements: list[Placement] = []
+    taken: set[Cell] = set()
     for side, letter in deployment.items():
         cells = gmap.zone_cells(letter)
         profiles = given[side]
@@ -79,7 +85,16 @@ def build_encounter(
                 f"zone trop petite : le camp « {side} » a {len(profiles)} combattants mais la "
                 f"zone « {letter} » n'a que {len(cells)} case{'s' if len(cells) > 1 else ''}"
             )
-        for profile, cell in zip(profiles, cells, strict=False):
+        for profile in profiles:
+            cell = _place(gmap, cells, taken, profile.space)
+            if cell is None:
+                k = profile.space
+                raise EncounterError(
+                    f"zone trop petite : « {profile.name} » (taille {profile.spec.size}, "
+                    f"{k}×{k} cases) ne tient pas dans ce qui reste de la zone « {letter} » "
+                    f"du camp « {side} »"
+                )
+            taken.update(footprint(gmap, cell, profile.space))
             base = profile.base_id
             counts[base] = counts.get(base, 0) + 1
             ident = base if counts[base] == 1 else f"{base}-{counts[base]}"
@@ -89,6 +104,23 @@ def build_encounter(
             used.add(ident)
             placements.append(Placement(ident, side, profile, cell))
     return Encounter(gmap, tuple(deployment), tuple(placements))
+
+
+def _place(gmap: GameMap, zone: Sequence[Cell], taken: set[Cell], k: int) -> Cell | None:
+    """First cell of ``zone`` (in order) where a ``k × k`` space fits inside the
+    zone, on passable squares, clear of ``taken``."""
+    inside = set(zone)
+    for cell in zone:
+        if k == 1:
+            if cell not in taken:
+                return cell
+            continue
+        if not fits(gmap, cell, k):
+            continue
+        space = footprint(gmap, cell, k)
+        if all(c in inside and gmap.move_cost[c] > 0 and c not in taken for c in space):
+            return cell
+    return None
 
 
 def check_sides(gmap: GameMap, sides: Sequence[tuple[str, Sequence[object]]]) -> None:

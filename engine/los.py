@@ -230,7 +230,10 @@ def _crosses_border(
     den = q[axis] - p[axis]
     num = at - p[axis]
     if den == 0:
-        return False  # centres are odd, borders even: never along a border
+        # parallel to the border: one-square centres are odd and borders even, so
+        # never along it; an even-sized space's centre may lie on the border's
+        # line, and running along a border is not passing through it
+        return False
     if den < 0:
         den, num = -den, -num
     if not 0 <= num <= den:
@@ -240,13 +243,21 @@ def _crosses_border(
     return lo * den <= scaled <= hi * den
 
 
-def flanks(gmap: GameMap, attacker: Cell, ally: Cell, target: Cell) -> bool:
+def flanks(
+    gmap: GameMap,
+    attacker: Cell,
+    ally: Cell,
+    target: Cell,
+    sizes: tuple[int, int, int] = (1, 1, 1),
+) -> bool:
     """SRD « Flanking »: the line between the centres of ``attacker``'s and
-    ``ally``'s squares passes through opposite borders of ``target``'s square
-    (corners count as part of both borders they join). Cached per map.
+    ``ally``'s spaces passes through opposite borders of ``target``'s space
+    (corners count as part of both borders they join). ``sizes``: squares per
+    side of the three spaces (anchored on their top-left square). Cached per map.
 
     >>> from engine.maps import parse_map
-    >>> m = parse_map('terrain: |\\n  ...\\n  ...\\n  ...\\nlegend:\\n  ".": {type: floor}\\n')
+    >>> text = 'name: t\\nterrain: |\\n  ...\\n  ...\\n  ...\\n'
+    >>> m = parse_map(text + 'legend:\\n  ".": {type: floor}\\n')
     >>> flanks(m, m.cell(0, 1), m.cell(2, 1), m.cell(1, 1))  # north and south
     True
     >>> flanks(m, m.cell(0, 0), m.cell(2, 2), m.cell(1, 1))  # opposite corners
@@ -254,18 +265,31 @@ def flanks(gmap: GameMap, attacker: Cell, ally: Cell, target: Cell) -> bool:
     >>> flanks(m, m.cell(0, 1), m.cell(1, 2), m.cell(1, 1))  # north and east
     False
     """
-    key = ("flanks", attacker, ally, target)
+    key = (
+        ("flanks", attacker, ally, target)
+        if sizes == (1, 1, 1)
+        else (
+            "flanks",
+            attacker,
+            ally,
+            target,
+            sizes,
+        )
+    )
     cached = gmap.cache.get(key)
     if cached is None:
         w = gmap.width
-        # doubled coordinates: a square (r, c) spans [2r, 2r + 2], its centre is odd
-        p = (2 * (attacker // w) + 1, 2 * (attacker % w) + 1)
-        q = (2 * (ally // w) + 1, 2 * (ally % w) + 1)
+        ka, kl, kt = sizes
+        # doubled coordinates: a square (r, c) spans [2r, 2r + 2]; a k-square space
+        # anchored there spans [2r, 2r + 2k] and its centre is 2r + k
+        p = (2 * (attacker // w) + ka, 2 * (attacker % w) + ka)
+        q = (2 * (ally // w) + kl, 2 * (ally % w) + kl)
         tr, tc = 2 * (target // w), 2 * (target % w)
-        north = _crosses_border(p, q, 0, tr, tc, tc + 2)
-        south = _crosses_border(p, q, 0, tr + 2, tc, tc + 2)
-        west = _crosses_border(p, q, 1, tc, tr, tr + 2)
-        east = _crosses_border(p, q, 1, tc + 2, tr, tr + 2)
+        span = 2 * kt
+        north = _crosses_border(p, q, 0, tr, tc, tc + span)
+        south = _crosses_border(p, q, 0, tr + span, tc, tc + span)
+        west = _crosses_border(p, q, 1, tc, tr, tr + span)
+        east = _crosses_border(p, q, 1, tc + span, tr, tr + span)
         cached = (north and south) or (west and east)
         gmap.cache[key] = cached
     return cast(bool, cached)

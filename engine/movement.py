@@ -41,18 +41,52 @@ from engine.grid import (
 )
 from engine.los import has_line_of_effect
 from engine.maps import Cell, GameMap
-from engine.reach import attack_reason, melee_band
+from engine.reach import attack_reason, body_line_of_effect, melee_band
+from engine.space import body_deltas, body_distance_squares, inflate, pairs, sized_map
 
 
-def attack_squares(gmap: GameMap, target: Cell, reach_ft: int, dead_zone_ft: int = 0) -> list[Cell]:
+def attack_squares(
+    gmap: GameMap, target: Cell, reach_ft: int, dead_zone_ft: int = 0, k: int = 1, kt: int = 1
+) -> list[Cell]:
     """Passable squares within ``reach_ft`` of ``target`` (beyond a reach weapon's
-    ``dead_zone_ft``) with line of effect to it (cached)."""
+    ``dead_zone_ft``) with line of effect to it (cached).
+
+    With spaces of several squares (``k`` for the mover, ``kt`` for the target):
+    the anchors where the mover's whole space fits, clear of the target's, from
+    which some pair of squares is in that band with line of effect.
+    """
     key = ("attack_squares", target, reach_ft, dead_zone_ft)
+    if k != 1 or kt != 1:
+        key = (*key, k, kt)
     cached = cast("list[Cell] | None", gmap.cache.get(key))
     if cached is not None:
         return cached
-    out = _attack_squares(gmap, target, reach_ft, dead_zone_ft)
+    if k == 1 and kt == 1:
+        out = _attack_squares(gmap, target, reach_ft, dead_zone_ft)
+    else:
+        out = _body_attack_squares(gmap, target, reach_ft, dead_zone_ft, k, kt)
     gmap.cache[key] = out
+    return out
+
+
+def _body_attack_squares(
+    gmap: GameMap, target: Cell, reach_ft: int, dead_zone_ft: int, k: int, kt: int
+) -> list[Cell]:
+    span = max(1, reach_ft // 5)
+    pm = sized_map(gmap, k)
+    w = gmap.width
+    tr, tc = divmod(target, w)
+    out: list[Cell] = []
+    for r in range(max(0, tr - span - k + 1), min(gmap.height, tr + kt + span)):
+        for c in range(max(0, tc - span - k + 1), min(w, tc + kt + span)):
+            anchor = r * w + c
+            if pm.move_cost[anchor] == 0 or body_deltas(gmap, anchor, k, target, kt) == (0, 0):
+                continue
+            for a, b in pairs(gmap, anchor, k, target, kt):
+                dist = distance_ft(gmap, a, b)
+                if dead_zone_ft < dist <= reach_ft and has_line_of_effect(gmap, a, b):
+                    out.append(anchor)
+                    break
     return out
 
 
@@ -93,34 +127,46 @@ def path_toward(
     occupied: Collection[Cell],
     hostile: Collection[Cell],
     dead_zone_ft: int = 0,
+    k: int = 1,
+    kt: int = 1,
 ) -> Path | None:
     """Full cheapest path (no budget) to a free square from which ``target`` is in reach
     (farther than ``dead_zone_ft``: a reach weapon backs away from an adjacent target).
 
     ``occupied``: squares of every other active creature (never ended on);
     ``hostile``: squares of active enemies (never entered). ``None`` if the mover
-    already is in such a square or cannot get closer at all.
+    already is in such a square or cannot get closer at all. With a mover of
+    ``k × k`` squares (and a target of ``kt``), cells are anchors and
+    ``occupied``/``hostile`` are the anchors whose footprint would overlap them
+    (:func:`engine.space.inflate`).
     """
-    goals = {c for c in attack_squares(gmap, target, reach_ft, dead_zone_ft) if c not in occupied}
+    goals = {
+        c for c in attack_squares(gmap, target, reach_ft, dead_zone_ft, k, kt) if c not in occupied
+    }
     if start in goals:
         return None
+    pm = sized_map(gmap, k)
     span = max(1, reach_ft // 5)
     w = gmap.width
     tr, tc = divmod(target, w)
 
     def h(cell: Cell) -> int:
-        return max(0, max(abs(cell // w - tr), abs(cell % w - tc)) - span)
+        if k == 1 and kt == 1:
+            return max(0, max(abs(cell // w - tr), abs(cell % w - tc)) - span)
+        return max(0, max(body_deltas(gmap, cell, k, target, kt)) - span)
 
     if goals:
         # The cheapest path ignoring creatures is also the cheapest real one when
         # it avoids every enemy and ends on a free square: reuse it (cached per map).
         key = ("static_path", start, target, reach_ft, dead_zone_ft)
+        if k != 1 or kt != 1:
+            key = (*key, k, kt)
         static = gmap.cache.get(key, False)
         if static is False:
             static = find_path(
-                gmap,
+                pm,
                 start,
-                set(attack_squares(gmap, target, reach_ft, dead_zone_ft)),
+                set(attack_squares(gmap, target, reach_ft, dead_zone_ft, k, kt)),
                 heuristic=h,
             )
             gmap.cache[key] = static
@@ -131,21 +177,21 @@ def path_toward(
             and not any(c in hostile for c in static.cells)
         ):
             return static
-        path = find_path(gmap, start, goals, blocked=hostile, heuristic=h)
+        path = find_path(pm, start, goals, blocked=hostile, heuristic=h)
         if path is not None:
             return path
     # No square in reach can be reached: head for the closest reachable free square.
-    costs = reachable(gmap, start, blocked=hostile)
+    costs = reachable(pm, start, blocked=hostile)
     best: tuple[int, int, Cell] | None = None
     for cell, cost in costs.items():
         if cell in occupied and cell != start:
             continue
-        key = (distance_squares(gmap, cell, target), cost, cell)
+        key = (body_distance_squares(gmap, cell, k, target, kt), cost, cell)
         if best is None or key < best:
             best = key
     if best is None or best[2] == start:
         return None
-    return find_path(gmap, start, {best[2]}, blocked=hostile)
+    return find_path(pm, start, {best[2]}, blocked=hostile)
 
 
 def move_toward(
@@ -157,6 +203,8 @@ def move_toward(
     *,
     occupied: Collection[Cell],
     hostile: Collection[Cell],
+    k: int = 1,
+    kt: int = 1,
 ) -> Path:
     """What one move action toward ``target`` walks (possibly nothing).
 
@@ -165,7 +213,15 @@ def move_toward(
     """
     reach, dead = melee_band(attacks)
     path = path_toward(
-        gmap, start, target, reach, occupied=occupied, hostile=hostile, dead_zone_ft=dead
+        gmap,
+        start,
+        target,
+        reach,
+        occupied=occupied,
+        hostile=hostile,
+        dead_zone_ft=dead,
+        k=k,
+        kt=kt,
     )
     if path is None:
         return Path((), (), 0)
@@ -180,8 +236,11 @@ def path_to_destination(
     *,
     occupied: Container[Cell],
     hostile: Container[Cell],
+    k: int = 1,
 ) -> Path | None:
-    """Cheapest path to a free passable ``dest`` within ``budget`` squares, else ``None``."""
+    """Cheapest path to a free passable ``dest`` within ``budget`` squares, else ``None``
+    (``dest``: the anchor of a ``k × k`` mover's space)."""
+    gmap = sized_map(gmap, k)
     if dest == start or gmap.move_cost[dest] == 0 or dest in occupied:
         return None
     w = gmap.width
@@ -196,8 +255,12 @@ def path_to_destination(
     return path
 
 
-def step_allowed(gmap: GameMap, start: Cell, dest: Cell, occupied: Container[Cell]) -> bool:
-    """Whether a 5-foot step from ``start`` to ``dest`` is legal."""
+def step_allowed(
+    gmap: GameMap, start: Cell, dest: Cell, occupied: Container[Cell], k: int = 1
+) -> bool:
+    """Whether a 5-foot step from ``start`` to ``dest`` is legal (anchors of a
+    ``k × k`` space)."""
+    gmap = sized_map(gmap, k)
     if dest in occupied:
         return False
     for n, diag in neighbours(gmap)[start]:
@@ -213,6 +276,8 @@ def step_toward(
     target: Cell,
     attacks: tuple[AttackProfile, ...],
     occupied: Container[Cell],
+    k: int = 1,
+    kt: int = 1,
 ) -> tuple[Cell | None, bool]:
     """The auto-directed 5-foot step toward ``target``.
 
@@ -220,10 +285,21 @@ def step_toward(
     which a melee attack reaches the target, else the free legal step that most
     reduces the distance, else ``(None, False)``.
     """
-    key = ("steps", start, target, attacks)
+    key = (
+        ("steps", start, target, attacks)
+        if k == 1 and kt == 1
+        else (
+            "steps",
+            start,
+            target,
+            attacks,
+            k,
+            kt,
+        )
+    )
     options = cast("list[tuple[Cell, bool, bool]] | None", gmap.cache.get(key))
     if options is None:
-        options = _step_options(gmap, start, target, attacks)
+        options = _step_options(gmap, start, target, attacks, k, kt)
         gmap.cache[key] = options
     fallback: Cell | None = None
     for cell, in_reach, closer in options:
@@ -237,19 +313,22 @@ def step_toward(
 
 
 def _step_options(
-    gmap: GameMap, start: Cell, target: Cell, attacks: tuple[AttackProfile, ...]
+    gmap: GameMap, start: Cell, target: Cell, attacks: tuple[AttackProfile, ...], k: int, kt: int
 ) -> list[tuple[Cell, bool, bool]]:
     """Statically legal steps: (square, melee reach from it, gets closer), best first."""
-    here = distance_squares(gmap, start, target)
+    pm = sized_map(gmap, k)
+    here = body_distance_squares(gmap, start, k, target, kt)
     reach: list[tuple[Cell, bool, bool]] = []
     closer: list[tuple[int, Cell]] = []
-    for n, diag in neighbours(gmap)[start]:
-        if step_cost(gmap, start, n, diag, 0)[0] != 1:
+    for n, diag in neighbours(pm)[start]:
+        if step_cost(pm, start, n, diag, 0)[0] != 1:
             continue
-        if any(a.is_melee and attack_reason(gmap, n, target, a) is None for a in attacks):
+        if body_deltas(gmap, n, k, target, kt) == (0, 0):
+            continue  # onto the target's space
+        if any(a.is_melee and attack_reason(gmap, n, target, a, k, kt) is None for a in attacks):
             reach.append((n, True, True))
             continue
-        d = distance_squares(gmap, n, target)
+        d = body_distance_squares(gmap, n, k, target, kt)
         if d < here:
             closer.append((d, n))
     closer.sort()
@@ -273,6 +352,8 @@ def charge_path(
     attacks: tuple[AttackProfile, ...],
     speed_ft: int,
     occupied: Container[Cell],
+    k: int = 1,
+    kt: int = 1,
 ) -> ChargeResult:
     """Charge rules (SRD « Charge »).
 
@@ -286,16 +367,18 @@ def charge_path(
     melee = [a for a in attacks if a.is_melee]
     if not melee:
         return ChargeResult(False, Reason.NO_WEAPON)
-    if not has_line_of_effect(gmap, start, target):
+    if not body_line_of_effect(gmap, start, k, target, kt):
         return ChargeResult(False, Reason.NO_LINE_OF_EFFECT)
     budget = (2 * speed_ft) // 5
     for attack in melee:
-        if attack_reason(gmap, start, target, attack) is None:
+        if attack_reason(gmap, start, target, attack, k, kt) is None:
             return ChargeResult(False, Reason.NO_CHARGE_PATH)  # already in reach
         key = ("charge", start, target, attack.reach_ft, attack.dead_zone_ft)
+        if k != 1 or kt != 1:
+            key = (*key, k, kt)
         plan = cast("list[tuple[Cell, int, Path | None]] | None", gmap.cache.get(key))
         if plan is None:
-            plan = _charge_plan(gmap, start, target, attack.reach_ft, attack.dead_zone_ft)
+            plan = _charge_plan(gmap, start, target, attack.reach_ft, attack.dead_zone_ft, k, kt)
             gmap.cache[key] = plan
         nearest: int | None = None
         for dest, dist, path in plan:
@@ -314,15 +397,17 @@ def charge_path(
 
 
 def _charge_plan(
-    gmap: GameMap, start: Cell, target: Cell, reach_ft: int, dead_zone_ft: int
+    gmap: GameMap, start: Cell, target: Cell, reach_ft: int, dead_zone_ft: int, k: int, kt: int
 ) -> list[tuple[Cell, int, Path | None]]:
-    """Candidate end squares by distance, with their terrain-valid straight line."""
+    """Candidate end squares by distance, with their terrain-valid straight line
+    (anchors of the charger's space, moving on its sized map)."""
     squares = sorted(
-        attack_squares(gmap, target, reach_ft, dead_zone_ft),
+        attack_squares(gmap, target, reach_ft, dead_zone_ft, k, kt),
         key=lambda c: (distance_squares(gmap, start, c), c),
     )
+    pm = sized_map(gmap, k)
     return [
-        (c, distance_squares(gmap, start, c), _straight_line(gmap, start, c, ())) for c in squares
+        (c, distance_squares(gmap, start, c), _straight_line(pm, start, c, ())) for c in squares
     ]
 
 
@@ -363,12 +448,14 @@ def run_path(
     *,
     occupied: Container[Cell],
     hostile: Container[Cell],
+    k: int = 1,
 ) -> Path:
     """What a run toward ``goal`` walks: the straight line (Bresenham, centre to
     centre) up to 4× speed, stopping before the first square it cannot take in
     stride — impassable or difficult terrain, a wall corner cut diagonally, an
     enemy (so a run at an enemy stops next to it). Allies are run through but
-    never ended on (the run backs up)."""
+    never ended on (the run backs up). Cells are anchors of a ``k × k`` space."""
+    gmap = sized_map(gmap, k)
     budget = (RUN_MULTIPLIER * speed_ft) // 5
     nbrs = neighbours(gmap)
     cells: list[Cell] = []
@@ -400,11 +487,16 @@ def withdraw_path(
     occupied: Container[Cell],
     *,
     restricted: bool = False,
+    k: int = 1,
 ) -> Path:
     """Greedy retreat up to 2× speed (1× for a restricted withdraw) away from the
-    nearest enemies (may be empty)."""
+    nearest enemies' squares (may be empty). A ``k × k`` mover's anchor moves on
+    its sized map, away from the anchors where it would overlap an enemy."""
     if not enemies:
         return Path((), (), 0)
+    if k != 1:
+        enemies = inflate(gmap, enemies, k)
+        gmap = sized_map(gmap, k)
     field = cost_field(gmap, enemies)
     budget = (speed_ft if restricted else 2 * speed_ft) // 5
     nbrs = neighbours(gmap)

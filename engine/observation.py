@@ -19,11 +19,25 @@ from typing import TYPE_CHECKING, Any
 from engine.actions import ActionResult
 from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
-from engine.grid import distance_ft
-from engine.los import cover_bonus, has_line_of_effect
+from engine.grid import Path
 from engine.maps import Cell, GameMap, TerrainType
-from engine.movement import ChargeResult, charge_path, path_toward, step_toward
-from engine.reach import melee_band, range_penalty, threat_weapon, weapon_for
+from engine.movement import ChargeResult, charge_path, move_toward, path_toward, step_toward
+from engine.reach import (
+    attack_reason,
+    body_cover,
+    body_line_of_effect,
+    melee_band,
+    range_penalty,
+    threat_weapon,
+    weapon_for,
+)
+from engine.space import (
+    body_distance_ft,
+    footprint,
+    in_band,
+    inflate,
+    top_elevation,
+)
 from engine.state import Aid, Readied
 
 if TYPE_CHECKING:
@@ -80,6 +94,7 @@ class ProfileView:
             "name": spec.name,
             "level": spec.level,
             "size": spec.size,
+            "space": self.profile.space,
             "pc": self.profile.is_pc,
             "creature_type": spec.creature_type,
             "alignment": spec.alignment,
@@ -117,6 +132,7 @@ def _attack_dict(a: AttackProfile) -> dict[str, Any]:
         "max_range_ft": a.max_range_ft,
         "natural": a.natural,
         "firearm": spec.firearm,
+        "splash": spec.splash.model_dump() if spec.splash else None,
     }
 
 
@@ -154,6 +170,10 @@ class CombatantView:
     running: bool = False
     #: delayed its turn this round (it cannot delay again this round)
     delayed: bool = False
+    #: ids of the enemies it is hidden from (SRD « Stealth »), sorted
+    hidden_from: tuple[str, ...] = ()
+    #: ids of its broken weapons (a misfired firearm), unusable until repaired
+    weapon_broken: frozenset[str] = frozenset()
     #: its readied action, waiting for its trigger
     readied: Readied | None = None
     #: aid another bonuses it benefits from
@@ -167,7 +187,10 @@ class CombatantView:
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
-        return self.static.profile.attacks
+        """Its usable attacks (broken weapons left out), as the engine sees them."""
+        if not self.weapon_broken:
+            return self.static.profile.attacks
+        return tuple(a for a in self.static.profile.attacks if a.id not in self.weapon_broken)
 
     @property
     def pos(self) -> tuple[int, int]:
@@ -176,6 +199,11 @@ class CombatantView:
     @property
     def threat_reach_ft(self) -> int:
         return self.static.profile.threat_reach_ft
+
+    @property
+    def space(self) -> int:
+        """Squares per side of its space, anchored on ``cell`` (Large 2, Huge 3 …)."""
+        return self.static.profile.space
 
     @property
     def active(self) -> bool:
@@ -222,6 +250,8 @@ class CombatantView:
             running=self.running,
             delayed=self.delayed,
             speed_effective_ft=self.speed_effective_ft,
+            hidden_from=list(self.hidden_from),
+            weapon_broken=[a.id for a in self.static.attacks if a.id in self.weapon_broken],
             readied=None
             if self.readied is None
             else {
@@ -360,12 +390,69 @@ class Observation:
         return [c for c in self.combatants if c.side == me.side and c.id != me.id and c.active]
 
     def _occupied(self, *exclude: str) -> set[Cell]:
-        return {c.cell for c in self.combatants if c.active and c.id not in exclude}
+        """Squares of the active combatants not in ``exclude`` (every square of a space)."""
+        gmap = self._gmap
+        out: set[Cell] = set()
+        for c in self.combatants:
+            if c.active and c.id not in exclude:
+                if c.space == 1:
+                    out.add(c.cell)
+                else:
+                    out.update(footprint(gmap, c.cell, c.space))
+        return out
+
+    def _blocked_for(self, me: CombatantView, cells: set[Cell]) -> set[Cell]:
+        """``cells`` as anchors the actor's space may not overlap (:func:`inflate`)."""
+        return cells if me.space == 1 else inflate(self._gmap, cells, me.space)
+
+    def blockers(self) -> tuple[set[Cell], set[Cell], set[Cell]]:
+        """For the actor's movement: the anchors it may not end on (other
+        creatures), those it may not enter (enemies), and the enemies' squares."""
+        hit = self._cache.get(("blockers", ""))
+        if hit is None:
+            me = self.actor
+            enemies = self._occupied(*(c.id for c in self.combatants if c.side == me.side))
+            hit = (
+                self._blocked_for(me, self._occupied(me.id)),
+                self._blocked_for(me, enemies),
+                enemies,
+            )
+            self._cache[("blockers", "")] = hit
+        return hit  # type: ignore[return-value]
+
+    def move_toward(self, target_id: str) -> Path:
+        """What a move action toward ``target_id`` would walk (same rule as the engine)."""
+        key = ("move", target_id)
+        hit = self._cache.get(key)
+        if hit is None:
+            me, tgt = self.actor, self._by_id[target_id]
+            occupied, hostile, _ = self.blockers()
+            hit = move_toward(
+                self._gmap,
+                me.cell,
+                tgt.cell,
+                me.attacks,
+                me.speed_effective_ft,
+                occupied=occupied,
+                hostile=hostile,
+                k=me.space,
+                kt=tgt.space,
+            )
+            self._cache[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def weapon_after_move(self, target_id: str) -> AttackProfile | None:
+        """First attack able to hit ``target_id`` once a move toward it is walked."""
+        path = self.move_toward(target_id)
+        me, tgt = self.actor, self._by_id[target_id]
+        end = path.cells[-1] if path.cells else me.cell
+        return weapon_for(self._gmap, end, tgt.cell, me.attacks, ks=me.space, kt=tgt.space)[0]
 
     # -- per-pair facts -----------------------------------------------------
     def distance_ft(self, target_id: str) -> int:
         """5-10-5 distance in feet from the actor to ``target_id`` (cheap)."""
-        return distance_ft(self._gmap, self.actor.cell, self._by_id[target_id].cell)
+        me, tgt = self.actor, self._by_id[target_id]
+        return body_distance_ft(self._gmap, me.cell, me.space, tgt.cell, tgt.space)
 
     def charge(self, target_id: str) -> ChargeResult:
         """Charge feasibility against ``target_id`` (same rule as the engine)."""
@@ -378,7 +465,9 @@ class Observation:
                 tgt.cell,
                 me.attacks,
                 me.speed_effective_ft,
-                self._occupied(me.id),
+                self._blocked_for(me, self._occupied(me.id)),
+                me.space,
+                tgt.space,
             )
             self._charge[target_id] = res
         return res
@@ -389,7 +478,7 @@ class Observation:
         res = self._cache.get(key)
         if res is None:
             me, tgt = self.actor, self._by_id[target_id]
-            res = weapon_for(self._gmap, me.cell, tgt.cell, me.attacks)
+            res = weapon_for(self._gmap, me.cell, tgt.cell, me.attacks, ks=me.space, kt=tgt.space)
             self._cache[key] = res
         return res  # type: ignore[return-value]
 
@@ -399,7 +488,13 @@ class Observation:
         if key not in self._cache:
             me, tgt = self.actor, self._by_id[target_id]
             self._cache[key] = weapon_for(
-                self._gmap, me.cell, tgt.cell, me.attacks, melee_only=True
+                self._gmap,
+                me.cell,
+                tgt.cell,
+                me.attacks,
+                melee_only=True,
+                ks=me.space,
+                kt=tgt.space,
             )[0]
         return self._cache[key]  # type: ignore[return-value]
 
@@ -417,7 +512,13 @@ class Observation:
                 and self.melee_weapon_for(target_id) is None
             ):
                 _cell, ok = step_toward(
-                    self._gmap, me.cell, tgt.cell, me.attacks, self._occupied(me.id)
+                    self._gmap,
+                    me.cell,
+                    tgt.cell,
+                    me.attacks,
+                    self._blocked_for(me, self._occupied(me.id)),
+                    me.space,
+                    tgt.space,
                 )
             self._cache[key] = ok
         return self._cache[key]  # type: ignore[return-value]
@@ -428,11 +529,13 @@ class Observation:
         if weapon is None:
             return 0
         me, tgt = self.actor, self._by_id[target_id]
-        return cover_bonus(
+        return body_cover(
             self._gmap,
             me.cell,
+            me.space,
             tgt.cell,
-            melee=weapon.is_melee,
+            tgt.space,
+            weapon,
             creatures=self._occupied(me.id, tgt.id),
         )
 
@@ -443,24 +546,24 @@ class Observation:
             return pv
         gmap = self._gmap
         me, tgt = self.actor, self._by_id[target_id]
-        dist = distance_ft(gmap, me.cell, tgt.cell)
+        dist = self.distance_ft(target_id)
         weapon, reason = self.weapon_for(target_id)
         melee = self.melee_weapon_for(target_id)
         charge_ok, charge_reason = False, None
         if tgt.side != me.side and tgt.active:
             ch = self.charge(target_id)
             charge_ok, charge_reason = ch.ok, ch.reason
-        threatens_me = tgt.active and threatens(gmap, tgt, me.cell)
+        threatens_me = tgt.active and threatens(gmap, tgt, me.cell, me.space)
         hostile = tgt.side != me.side and tgt.active
         creatures = self.combatants
-        flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures) is not None
+        flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures, tgt.space) is not None
         into_melee = hostile and shoots_into_melee(
             gmap, me, me.static.profile.features, tgt, creatures
         )
         pv = PairView(
             target_id=target_id,
             distance_ft=dist,
-            has_line_of_effect=has_line_of_effect(gmap, me.cell, tgt.cell),
+            has_line_of_effect=body_line_of_effect(gmap, me.cell, me.space, tgt.cell, tgt.space),
             weapon_for=weapon.id if weapon else None,
             weapon_reason=reason,
             melee_weapon_for=melee.id if melee else None,
@@ -469,7 +572,8 @@ class Observation:
             can_charge=charge_ok,
             charge_reason=charge_reason,
             can_step5_to_attack=self.can_step5_to_attack(target_id),
-            high_ground=gmap.elevation[me.cell] > gmap.elevation[tgt.cell],
+            high_ground=top_elevation(gmap, me.cell, me.space)
+            > top_elevation(gmap, tgt.cell, tgt.space),
             target_threatens_me=threatens_me,
             flanking=flanking,
             shooting_into_melee=into_melee,
@@ -489,23 +593,25 @@ class Observation:
             return self._move_cost[target_id]
         me, tgt = self.actor, self._by_id[target_id]
         reach, dead = melee_band(me.attacks)
-        hostile = {c.cell for c in self.combatants if c.active and c.side != me.side}
+        hostile = self._occupied(*(c.id for c in self.combatants if c.side == me.side))
         path = path_toward(
             self._gmap,
             me.cell,
             tgt.cell,
             reach,
-            occupied=self._occupied(me.id),
-            hostile=hostile,
+            occupied=self._blocked_for(me, self._occupied(me.id)),
+            hostile=self._blocked_for(me, hostile),
             dead_zone_ft=dead,
+            k=me.space,
+            kt=tgt.space,
         )
         result: int | None
         if path is None:
-            in_reach = dead < distance_ft(self._gmap, me.cell, tgt.cell) <= reach
+            in_reach = in_band(self._gmap, me.cell, me.space, tgt.cell, tgt.space, reach, dead)
             result = 0 if in_reach else None
         else:
             last = path.cells[-1] if path.cells else me.cell
-            ok = dead < distance_ft(self._gmap, last, tgt.cell) <= reach
+            ok = in_band(self._gmap, last, me.space, tgt.cell, tgt.space, reach, dead)
             result = 5 * path.cost if ok else None
         self._move_cost[target_id] = result
         return result
@@ -521,13 +627,15 @@ class Observation:
                 if reach == 0:
                     continue
                 span = reach // 5
+                k = enemy.space
+                own = footprint(gmap, enemy.cell, k)
                 er, ec = gmap.rc(enemy.cell)
-                for r in range(max(0, er - span), min(gmap.height, er + span + 1)):
-                    for c in range(max(0, ec - span), min(gmap.width, ec + span + 1)):
+                for r in range(max(0, er - span), min(gmap.height, er + k + span)):
+                    for c in range(max(0, ec - span), min(gmap.width, ec + k + span)):
                         cell = gmap.cell(r, c)
-                        if cell == enemy.cell or gmap.move_cost[cell] == 0:
+                        if cell in own or gmap.move_cost[cell] == 0:
                             continue
-                        if threat_weapon(gmap, enemy.cell, cell, enemy.attacks) is not None:
+                        if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
                             grid[r][c] = True
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened
@@ -536,32 +644,34 @@ class Observation:
     def ranged_threatened(self) -> tuple[tuple[bool, ...], ...]:
         """Grid of squares inside the field of fire of the actor's active enemies:
         within the maximum range of a ranged attack and in line of effect of the
-        enemy (not an attack-of-opportunity threat). Computed on first access."""
+        enemy (:func:`engine.reach.attack_reason`, as the engine judges a shot);
+        not an attack-of-opportunity threat. Computed on first access."""
         if self._ranged_threatened is None:
             gmap = self._gmap
             h, w = gmap.height, gmap.width
             grid = [[False] * w for _ in range(h)]
             for enemy in self.enemies():
-                reach = max(
-                    (a.max_range_ft for a in enemy.attacks if not a.is_melee),
-                    default=0,
+                # line of effect is shared by every attack: the longest range decides
+                best = max(
+                    (a for a in enemy.attacks if not a.is_melee),
+                    key=lambda a: a.max_range_ft,
+                    default=None,
                 )
-                if reach == 0:
+                if best is None:
                     continue
-                span = reach // 5
-                src = enemy.cell
-                er, ec = gmap.rc(src)
-                for r in range(max(0, er - span), min(h, er + span + 1)):
+                span = best.max_range_ft // 5
+                k = enemy.space
+                own = footprint(gmap, enemy.cell, k)
+                er, ec = gmap.rc(enemy.cell)
+                for r in range(max(0, er - span), min(h, er + k + span)):
                     row = grid[r]
-                    for c in range(max(0, ec - span), min(w, ec + span + 1)):
+                    for c in range(max(0, ec - span), min(w, ec + k + span)):
                         if row[c]:
                             continue
                         cell = gmap.cell(r, c)
-                        if cell == src or gmap.move_cost[cell] == 0:
+                        if cell in own or gmap.move_cost[cell] == 0:
                             continue
-                        if distance_ft(gmap, src, cell) <= reach and has_line_of_effect(
-                            gmap, src, cell
-                        ):
+                        if attack_reason(gmap, enemy.cell, cell, best, k) is None:
                             row[c] = True
             self._ranged_threatened = tuple(tuple(row) for row in grid)
         return self._ranged_threatened

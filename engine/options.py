@@ -27,6 +27,12 @@ deployment order, then the non-targeted ones:
   not reach (4× speed; no Dex bonus to AC until the next turn);
 * ``withdraw`` — retreat up to twice the speed, or the (halved) speed for a
   disabled combatant's restricted withdraw (when it moves at least a square);
+* ``tumble:<target>`` — a tumbling move toward the target (half speed,
+  Acrobatics against each threatening enemy's CMD instead of provoking),
+  offered to a creature with a rank of Acrobatics standing in a threatened
+  square, when it moves at least a square;
+* ``hide`` — a Stealth check (move action), offered when some active enemy
+  lacks direct sight of the actor (cover, concealment, blinded);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
   when some enemy has a ranged attack;
 * ``aid_another:<ally>:<opponent>:<mode>`` — aid an ally against an enemy
@@ -36,6 +42,8 @@ deployment order, then the non-targeted ones:
   (``enemy_enters_reach`` with a melee reach, ``enemy_attacks``,
   ``enemy_hits_ally`` with allies; ``enemy_casts`` is never offered: no one
   casts spells yet);
+* ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
+  (prone combatants get it too);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
@@ -56,9 +64,11 @@ from engine.actions import (
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
+    HideAction,
     MoveAction,
     ReadyAction,
     ReadyTrigger,
+    RepairWeaponAction,
     RunAction,
     StandUpAction,
     TotalDefenseAction,
@@ -67,10 +77,11 @@ from engine.actions import (
     action_to_dict,
 )
 from engine.attack import engaged_friend
-from engine.grid import distance_ft
-from engine.maps import GameMap
+from engine.maps import Cell, GameMap
 from engine.movement import move_toward, run_path, step_toward, withdraw_path
 from engine.reach import attack_reason, threat_weapon
+from engine.skills import trained
+from engine.stealth import sees_directly
 
 if TYPE_CHECKING:
     from engine.observation import Observation
@@ -100,7 +111,7 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
     for enemy in obs.enemies():
         tid = enemy.id
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+            if attack_reason(gmap, me.cell, enemy.cell, attack, me.space, enemy.space) is not None:
                 continue
             if not single:
                 out.append(
@@ -117,9 +128,26 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
                     (AttackAction(target_id=tid, weapon_id=attack.id),),
                 )
             )
+    out += _repair_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
+
+
+def _repair_options(obs: Observation) -> list[Option]:
+    """One ``repair_weapon`` option per broken weapon, in attack list order."""
+    me = obs.actor
+    if not me.weapon_broken:
+        return []
+    return [
+        Option(
+            f"repair_weapon:{a.id}",
+            f"réparer {a.name} (action de mouvement)",
+            (RepairWeaponAction(weapon_id=a.id),),
+        )
+        for a in me.static.attacks
+        if a.id in me.weapon_broken
+    ]
 
 
 def _delay_option(obs: Observation) -> list[Option]:
@@ -143,7 +171,7 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     enemies = obs.enemies()
     for ally in allies:
         for enemy in enemies:
-            if threat_weapon(gmap, me.cell, enemy.cell, me.attacks) is None:
+            if threat_weapon(gmap, me.cell, enemy.cell, me.attacks, me.space, enemy.space) is None:
                 continue
             if engaged_friend(gmap, me, enemy, (ally,)) is None:
                 continue
@@ -174,6 +202,41 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     return out
 
 
+def _tumble_options(
+    obs: Observation, gmap: GameMap, occupied: set[Cell], hostile: set[Cell]
+) -> list[Option]:
+    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling)."""
+    me = obs.actor
+    r, c = gmap.rc(me.cell)
+    if not trained(me.static.profile, "Acrobatics") or not obs.threatened[r][c]:
+        return []
+    half = (me.speed_effective_ft // 10) * 5
+    out: list[Option] = []
+    for enemy in obs.enemies():
+        walked = move_toward(
+            gmap, me.cell, enemy.cell, me.attacks, half, occupied=occupied, hostile=hostile
+        )
+        if walked.cells:
+            out.append(
+                Option(
+                    f"tumble:{enemy.id}",
+                    f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
+                    (MoveAction(target_id=enemy.id, tumble=True),),
+                )
+            )
+    return out
+
+
+def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
+    """``hide`` when some active enemy lacks direct sight of the actor (engine.stealth)."""
+    me = obs.actor
+    mine = me.static.profile.conditions
+    for enemy in obs.enemies():
+        if not sees_directly(gmap, enemy.cell, enemy.static.profile.conditions, me.cell, mine):
+            return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
+    return []
+
+
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
     me = obs.actor
@@ -182,13 +245,13 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     out: list[Option] = []
     # one action only: disabled, nonlethal equal to hp, or the surprise round
     disabled = me.staggered or obs.round == 0
-    occupied = {c.cell for c in obs.combatants if c.active and c.id != me.id}
-    hostile = {c.cell for c in obs.combatants if c.active and c.side != me.side}
+    k = me.space
+    occupied, hostile, enemy_cells = obs.blockers()
     for enemy in obs.enemies():
         tid = enemy.id
         natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack) is not None:
+            if attack_reason(gmap, me.cell, enemy.cell, attack, k, enemy.space) is not None:
                 continue
             if not disabled and not (attack.natural and natural_full):
                 natural_full = natural_full or attack.natural
@@ -229,7 +292,9 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 )
             )
         if me.speed_effective_ft > 5 and obs.melee_weapon_for(tid) is None:
-            step, in_reach = step_toward(gmap, me.cell, enemy.cell, me.attacks, occupied)
+            step, in_reach = step_toward(
+                gmap, me.cell, enemy.cell, me.attacks, occupied, k, enemy.space
+            )
             if step is not None and in_reach:
                 r, c = gmap.rc(step)
                 out.append(
@@ -244,20 +309,15 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 )
     for enemy in obs.enemies():
         tid = enemy.id
-        walked = move_toward(
-            gmap,
-            me.cell,
-            enemy.cell,
-            me.attacks,
-            me.speed_effective_ft,
-            occupied=occupied,
-            hostile=hostile,
-        )
+        walked = obs.move_toward(tid)
         if not walked.cells:
             continue
         end = walked.cells[-1]
         for attack in me.attacks:
-            if not disabled and attack_reason(gmap, end, enemy.cell, attack) is None:
+            if (
+                not disabled
+                and attack_reason(gmap, end, enemy.cell, attack, k, enemy.space) is None
+            ):
                 out.append(
                     Option(
                         f"move_attack:{tid}:{attack.id}",
@@ -280,11 +340,17 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
         if (
             disabled
             or me.run_rest_rounds  # resting after a failed Constitution check
-            or distance_ft(gmap, me.cell, enemy.cell) <= 2 * me.speed_effective_ft
+            or obs.distance_ft(enemy.id) <= 2 * me.speed_effective_ft
         ):
             continue
         ran = run_path(
-            gmap, me.cell, enemy.cell, me.speed_effective_ft, occupied=occupied, hostile=hostile
+            gmap,
+            me.cell,
+            enemy.cell,
+            me.speed_effective_ft,
+            occupied=occupied,
+            hostile=hostile,
+            k=k,
         )
         if ran.cells:
             out.append(
@@ -294,17 +360,20 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     (RunAction(target_id=enemy.id),),
                 )
             )
+    out += _tumble_options(obs, gmap, occupied, hostile)
     retreat = withdraw_path(
-        gmap, me.cell, hostile, me.speed_effective_ft, occupied, restricted=disabled
+        gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
     )
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
         out.append(Option("withdraw", label, (WithdrawAction(),)))
+    out += _hide_option(obs, gmap)
     if any(a.range_increment_ft is not None for e in obs.enemies() for a in e.attacks):
         out.append(
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
     out += _aid_and_ready_options(obs, gmap)
+    out += _repair_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs)
     out.append(Option("wait", "attendre", (WaitAction(),)))

@@ -7,13 +7,14 @@ the two can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from engine.actions import Reason
 from engine.creatures import AttackProfile
 from engine.grid import distance_ft
-from engine.los import has_line_of_effect
+from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap
+from engine.space import pairs
 
 #: −2 per full range increment beyond the first (SRD « Range »)
 RANGE_PENALTY_PER_INCREMENT = -2
@@ -33,8 +34,64 @@ def range_penalty(attack: AttackProfile, dist_ft: int) -> int:
     return RANGE_PENALTY_PER_INCREMENT * ((dist_ft - 1) // inc)
 
 
-def attack_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> str | None:
-    """``None`` if ``attack`` can hit square ``dst`` from ``src``, else the reason."""
+def attack_reason(
+    gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile, ks: int = 1, kt: int = 1
+) -> str | None:
+    """``None`` if ``attack`` can hit square ``dst`` from ``src``, else the reason.
+
+    ``ks`` and ``kt``: squares per side of the attacker's and the target's
+    spaces (anchored on ``src`` and ``dst``); some pair of their squares must be
+    within reach or range, with line of effect.
+    """
+    if ks == 1 and kt == 1:
+        return _square_reason(gmap, src, dst, attack)
+    in_range = False
+    for a, b in pairs(gmap, src, ks, dst, kt):
+        reason = _square_reason(gmap, a, b, attack)
+        if reason is None:
+            return None
+        in_range = in_range or reason == Reason.NO_LINE_OF_EFFECT
+    return Reason.NO_LINE_OF_EFFECT if in_range else Reason.OUT_OF_RANGE
+
+
+def body_line_of_effect(gmap: GameMap, src: Cell, ks: int, dst: Cell, kt: int) -> bool:
+    """Whether some pair of squares of two spaces has line of effect."""
+    if ks == 1 and kt == 1:
+        return has_line_of_effect(gmap, src, dst)
+    return any(has_line_of_effect(gmap, a, b) for a, b in pairs(gmap, src, ks, dst, kt))
+
+
+def body_cover(
+    gmap: GameMap,
+    src: Cell,
+    ks: int,
+    dst: Cell,
+    kt: int,
+    attack: AttackProfile | None,
+    *,
+    creatures: Collection[Cell] = (),
+) -> int:
+    """Cover of a target against an attack between two spaces: the attacker picks
+    the pair of squares (one of each) from which ``attack`` can hit that leaves
+    the least cover (SRD « Big Creatures and Cover »). ``attack`` ``None``:
+    a melee attack without weapon constraint. ``creatures``: squares giving
+    soft cover to ranged attacks."""
+    melee = attack is None or attack.is_melee
+    if ks == 1 and kt == 1:
+        return cover_bonus(gmap, src, dst, melee=melee, creatures=creatures)
+    best: int | None = None
+    for a, b in pairs(gmap, src, ks, dst, kt):
+        if attack is not None and _square_reason(gmap, a, b, attack) is not None:
+            continue
+        if not has_line_of_effect(gmap, a, b):
+            continue
+        value = cover_bonus(gmap, a, b, melee=melee, creatures=creatures)
+        if best is None or value < best:
+            best = value
+    return best or 0
+
+
+def _square_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> str | None:
     dist = distance_ft(gmap, src, dst)
     if attack.is_melee:
         if dist == 0 or dist > attack.reach_ft or dist <= attack.dead_zone_ft:
@@ -53,29 +110,42 @@ def weapon_for(
     attacks: Sequence[AttackProfile],
     *,
     melee_only: bool = False,
+    ks: int = 1,
+    kt: int = 1,
 ) -> tuple[AttackProfile | None, str | None]:
     """The first listed attack able to hit ``dst`` from ``src``, or why none can.
 
     The reason is ``no_weapon`` without any candidate attack, ``out_of_range`` if
     some attack has line of effect but not the reach or range, else
-    ``no_line_of_effect``. Purely geometric, so cached per map.
+    ``no_line_of_effect``. ``ks``/``kt``: sizes of the spaces (see
+    :func:`attack_reason`). Purely geometric, so cached per map.
     """
-    key = ("weapon_for", src, dst, melee_only, tuple(attacks))
+    key = (
+        ("weapon_for", src, dst, melee_only, tuple(attacks))
+        if ks == 1 and kt == 1
+        else ("weapon_for", src, dst, melee_only, tuple(attacks), ks, kt)
+    )
     cached = gmap.cache.get(key)
     if cached is None:
-        cached = _weapon_for(gmap, src, dst, attacks, melee_only)
+        cached = _weapon_for(gmap, src, dst, attacks, melee_only, ks, kt)
         gmap.cache[key] = cached
     return cached  # type: ignore[return-value]
 
 
 def _weapon_for(
-    gmap: GameMap, src: Cell, dst: Cell, attacks: Sequence[AttackProfile], melee_only: bool
+    gmap: GameMap,
+    src: Cell,
+    dst: Cell,
+    attacks: Sequence[AttackProfile],
+    melee_only: bool,
+    ks: int,
+    kt: int,
 ) -> tuple[AttackProfile | None, str | None]:
     reasons: list[str] = []
     for attack in attacks:
         if melee_only and not attack.is_melee:
             continue
-        reason = attack_reason(gmap, src, dst, attack)
+        reason = attack_reason(gmap, src, dst, attack, ks, kt)
         if reason is None:
             return attack, None
         reasons.append(reason)
@@ -87,7 +157,12 @@ def _weapon_for(
 
 
 def threat_weapon(
-    gmap: GameMap, src: Cell, dst: Cell, attacks: Sequence[AttackProfile]
+    gmap: GameMap,
+    src: Cell,
+    dst: Cell,
+    attacks: Sequence[AttackProfile],
+    ks: int = 1,
+    kt: int = 1,
 ) -> AttackProfile | None:
     """The melee attack with which a creature on ``src`` threatens ``dst``, if any.
 
@@ -96,7 +171,7 @@ def threat_weapon(
     zone, with line of effect). Ranged attacks threaten nothing; a Tiny
     creature's zero reach threatens nothing.
     """
-    return weapon_for(gmap, src, dst, attacks, melee_only=True)[0]
+    return weapon_for(gmap, src, dst, attacks, melee_only=True, ks=ks, kt=kt)[0]
 
 
 def melee_band(attacks: Sequence[AttackProfile]) -> tuple[int, int]:

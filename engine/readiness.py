@@ -54,6 +54,7 @@ from engine.checks import D20_ATTACK, D20_PLAIN, CheckKind, Modifier, check
 from engine.creatures import AttackProfile
 from engine.reach import threat_weapon, weapon_for
 from engine.state import Aid, CombatantState, Readied
+from engine.weapons import after_swing as weapon_after_swing
 
 if TYPE_CHECKING:
     from engine.battle import Battle
@@ -153,7 +154,9 @@ def _fire_ready(
             or readier.side == source.side
         ):
             continue
-        if trigger == "enemy_enters_reach" and not threatens(gmap, readier, source.pos):
+        if trigger == "enemy_enters_reach" and not threatens(
+            gmap, readier, source.pos, source.space
+        ):
             continue
         if trigger == "enemy_hits_ally" and (
             victim is None or victim is readier or victim.side != readier.side
@@ -162,7 +165,9 @@ def _fire_ready(
         target = source if ready.target_id is None else battle.by_id[ready.target_id]
         if not target.active:
             continue
-        weapon, _ = weapon_for(gmap, readier.pos, target.pos, readier.attacks)
+        weapon, _ = weapon_for(
+            gmap, readier.pos, target.pos, readier.attacks, ks=readier.space, kt=target.space
+        )
         if weapon is None:
             continue  # it cannot act on this occurrence and keeps waiting
         if flush is not None:
@@ -194,7 +199,9 @@ def _attack_readied(
         if not weapon.is_melee:  # a ranged attack from a threatened square provokes
             provoke(battle, readier, readier.pos, movement=False)
         if readier.active and target.active:
-            resolve_swing(battle, readier, target, weapon)
+            swing = resolve_swing(battle, readier, target, weapon)
+            if swing is not None and not weapon.is_melee:  # a misfire, a splash
+                weapon_after_swing(battle, readier, target, weapon, swing)
     finally:
         battle.reacting = False
 
@@ -297,7 +304,7 @@ def _aid_opponent(
         # SRD: an opponent « engaging a friend in melee combat »
         if engaged_friend(gmap, actor, opp, (ally,)) is None:
             continue
-        weapon = threat_weapon(gmap, actor.pos, opp.pos, actor.attacks)
+        weapon = threat_weapon(gmap, actor.pos, opp.pos, actor.attacks, actor.space, opp.space)
         if weapon is None:
             reason = Reason.OUT_OF_RANGE
             continue

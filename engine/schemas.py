@@ -24,6 +24,11 @@ class DamageModel(_M):
     types: list[str]
 
 
+class SplashModel(_M):
+    damage: int
+    type: str
+
+
 class AttackModel(_M):
     id: str
     name: str
@@ -39,6 +44,7 @@ class AttackModel(_M):
     max_range_ft: int
     natural: bool
     firearm: bool
+    splash: SplashModel | None
 
 
 class CombatantModel(_M):
@@ -47,6 +53,8 @@ class CombatantModel(_M):
     name: str
     level: int
     size: str
+    #: squares per side of its space, anchored on ``pos`` (Large 2, Huge 3 …)
+    space: int
     pc: bool
     creature_type: str | None
     alignment: str
@@ -88,6 +96,8 @@ class CombatantModel(_M):
     immediate_used: bool
     run_rounds: int
     run_rest_rounds: int
+    weapon_broken: list[str]
+    hidden_from: list[str]
 
 
 class PairModel(_M):

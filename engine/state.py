@@ -79,6 +79,9 @@ class CombatantState:
     aoo_used: int = 0
     #: enemies this creature's movement already provoked this round
     provoked_by: set[str] = field(default_factory=set)
+    #: enemies that failed to notice it (SRD « Stealth »); they treat it as
+    #: invisible. Membership only: never iterated (ordering is not deterministic)
+    hidden_from: set[str] = field(default_factory=set)
     last_results: tuple[ActionResult, ...] = ()
     #: has played a turn in this fight (before that it is flat-footed: no immediate action)
     has_acted: bool = False
@@ -100,6 +103,8 @@ class CombatantState:
     run_checks: int = 0
     #: no running before this round (rest after a failed Con check)
     run_rest_until: int = 0
+    #: ids of its broken weapons (a firearm's misfire), unusable until repaired
+    weapon_broken: frozenset[str] = frozenset()
     # attrition counters (lethal damage only)
     hits: int = 0
     crits: int = 0
@@ -140,11 +145,19 @@ class CombatantState:
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
-        return self.profile.attacks
+        """Its usable attacks: every attack of its file but its broken weapons."""
+        if not self.weapon_broken:
+            return self.profile.attacks
+        return tuple(a for a in self.profile.attacks if a.id not in self.weapon_broken)
 
     @property
     def threat_reach_ft(self) -> int:
         return self.profile.threat_reach_ft
+
+    @property
+    def space(self) -> int:
+        """Squares per side of its space, anchored on ``pos`` (:mod:`engine.space`)."""
+        return self.profile.space
 
     @property
     def cell(self) -> Cell:

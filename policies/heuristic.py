@@ -8,7 +8,8 @@ deployment order). Then, in order:
 2. a charge is possible (straight clear line) → charge;
 3. one 5-foot step brings it into melee reach → 5-foot step, full attack;
 4. a ranged weapon can hit another enemy (nearest first) → full attack on it;
-5. otherwise → move toward the target, then attack if anything reaches.
+5. otherwise → move toward the target, then attack if a weapon can hit it from
+   where the move ends (the move alone otherwise).
 
 A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
 else a move.
@@ -74,5 +75,7 @@ class HeuristicPolicy:
             if weapon is not None:
                 actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)
                 return TurnPlan(actions, "à portée de tir")
-        actions = (MoveAction(target_id=tid), AttackAction(target_id=tid))
-        return TurnPlan(actions, "approche puis attaque")
+        if obs.weapon_after_move(tid) is not None:
+            actions = (MoveAction(target_id=tid), AttackAction(target_id=tid))
+            return TurnPlan(actions, "approche puis attaque")
+        return TurnPlan((MoveAction(target_id=tid),), "approche")

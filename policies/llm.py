@@ -212,10 +212,23 @@ def decision_grammar(option_ids: list[str]) -> str:
 #: took total defense or waited on 15 decisions out of 15, and still 9 out of 9
 #: with only total defense offered; without them it shoots from round 2. Scripted
 #: policies and the Observation keep the whole menu; ``hidden_kinds=frozenset()``
-#: shows everything to a stronger model. Ready and aid another are hidden too:
-#: niche options that would change every recorded prompt (cassettes are keyed by it).
+#: shows everything to a stronger model. ``repair_weapon`` (a misfired firearm),
+#: ``hide`` and ``tumble`` (Stealth and Acrobatics) are niche tactical options
+#: hidden the same way, which also keeps the prompts of the recorded cassettes
+#: unchanged. So are ``ready`` and ``aid_another`` (readied attacks, aiding an
+#: ally): niche options the small model would pick instead of attacking.
 HIDDEN_KINDS = frozenset(
-    {"delay", "drop_prone", "defensive_full_attack", "total_defense", "ready", "aid_another"}
+    {
+        "delay",
+        "drop_prone",
+        "defensive_full_attack",
+        "total_defense",
+        "repair_weapon",
+        "hide",
+        "tumble",
+        "ready",
+        "aid_another",
+    }
 )
 
 

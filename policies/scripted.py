@@ -56,6 +56,9 @@ OptionKind = Literal[
     "run",
     "stand_attack",
     "delay",
+    "repair_weapon",
+    "hide",
+    "tumble",
     "wait",
 ]
 TARGETED = frozenset(
@@ -69,11 +72,14 @@ TARGETED = frozenset(
         "move",
         "stand_attack",
         "run",
+        "tumble",
     }
 )
 WITH_WEAPON = frozenset(
     {"full_attack", "defensive_full_attack", "attack", "move_attack", "stand_attack"}
 )
+#: option kinds whose id is ``<kind>:<weapon>`` (no target)
+WEAPON_ONLY = frozenset({"repair_weapon"})
 
 
 class Conditions(StrictModel):
@@ -119,9 +125,9 @@ def load_script(path: str | Path) -> Script:
 def parse_script(text: str, source: str | None = None) -> Script:
     script = validate(Script, load_yaml(text, source), source)
     for i, rule in enumerate(script.rules):
-        if rule.weapon is not None and rule.do not in WITH_WEAPON:
+        if rule.weapon is not None and rule.do not in WITH_WEAPON | WEAPON_ONLY:
             raise DataError(
-                f"« weapon » n'a de sens qu'avec {', '.join(sorted(WITH_WEAPON))}",
+                f"« weapon » n'a de sens qu'avec {', '.join(sorted(WITH_WEAPON | WEAPON_ONLY))}",
                 source=source,
                 location=f"rules[{i}].weapon",
             )
@@ -183,6 +189,8 @@ def _match(options: tuple[Option, ...], rule: Rule, target: CombatantView | None
                 continue
             if rule.weapon is not None and (len(parts) < 3 or parts[2] != rule.weapon):
                 continue
+        elif rule.do in WEAPON_ONLY and rule.weapon is not None and parts[1:] != [rule.weapon]:
+            continue
         return opt
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, state
 
-from engine.actions import HideAction, TurnPlan, WaitAction
+from engine.actions import SwiftAction, TurnPlan, WaitAction
 from engine.battle import Battle
 from engine.rng import ScriptedRng, SeededRng
 from policies import HeuristicPolicy
@@ -52,12 +52,12 @@ def test_round_cap_is_a_draw():
 
 def test_plan_results_are_reported_in_plan_order():
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
-    plan = Plan(HideAction(), WaitAction(), WaitAction())
+    plan = Plan(SwiftAction(), WaitAction(), WaitAction())
     b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": plan, "B": Plan()})
     b.round = 1
     b.take_turn(a)
     assert [(r.kind, r.ok, r.reason) for r in a.last_results] == [
-        ("hide", False, "unsupported_kind"),
+        ("swift", False, "unsupported_kind"),
         ("wait", True, None),
         ("wait", True, None),
     ]
@@ -69,7 +69,7 @@ def test_policy_sees_its_last_turn_results():
     class Recorder:
         def decide(self, obs):
             seen.append([r.to_dict() for r in obs.last_turn_results])
-            return TurnPlan((WaitAction(), HideAction()))
+            return TurnPlan((WaitAction(), SwiftAction()))
 
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
     b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": Recorder(), "B": Plan()})
@@ -77,7 +77,7 @@ def test_policy_sees_its_last_turn_results():
     b.take_turn(a)
     b.take_turn(a)
     assert seen[0] == []
-    assert seen[1][1] == {"kind": "hide", "ok": False, "reason": "unsupported_kind"}
+    assert seen[1][1] == {"kind": "swift", "ok": False, "reason": "unsupported_kind"}
 
 
 def test_battle_helper_builds_a_ready_battle():

@@ -8,7 +8,7 @@ round it uses up that round's turn; unfired it expires at the readier's next tur
 
 from __future__ import annotations
 
-from builders import Plan, battle, make_map, make_profile, messages, ranged, state
+from builders import Plan, battle, make_map, make_profile, melee, messages, ranged, state
 
 from engine.actions import (
     AttackAction,
@@ -38,8 +38,8 @@ class Turns:
 
 
 def test_enemy_entering_reach_is_attacked_and_stops_where_it_falls():
-    # a Large readier threatens 10 ft: the mover is hit on (0,2), two squares away
-    r = state("r", "A", make_profile(size="Large"), ROW, (0, 0))
+    # a readier with a 10-ft reach: the mover is hit on (0,2), two squares away
+    r = state("r", "A", make_profile(attacks=[melee(reach_ft=10)]), ROW, (0, 0))
     m = state("m", "B", make_profile(), ROW, (0, 5), 1, hp=5)
     ready = ReadyAction(ready_trigger="enemy_enters_reach")
     b = battle(
@@ -66,7 +66,7 @@ def test_enemy_entering_reach_is_attacked_and_stops_where_it_falls():
 
 
 def test_a_mover_that_survives_goes_on_and_the_readied_attack_is_one_shot():
-    r = state("r", "A", make_profile(size="Large"), ROW, (0, 0))
+    r = state("r", "A", make_profile(attacks=[melee(reach_ft=10)]), ROW, (0, 0))
     m = state("m", "B", make_profile(), ROW, (0, 5), 1)
     ready = ReadyAction(ready_trigger="enemy_enters_reach")
     # readied attack misses (2); leaving (0,2) provokes r's attack of opportunity (miss, 3)

@@ -73,3 +73,26 @@ def test_surprise_round(capsys):
     assert any(line.startswith("0 pillard sword vs sentinelle") for line in lines)
     # the sentry acts normally from round 1
     assert any(line.startswith("1 sentinelle sword vs pillard") for line in lines)
+
+
+def test_large_creature_kept_out_of_a_narrow_corridor(capsys):
+    lines = transcript(capsys, "squeezed_out")
+    moves = [line for line in lines if line.startswith(("1 ogre", "2 ogre", "3 ogre", "4 ogre"))]
+    # the ogre's 2×2 space cannot enter the corridor (column 5, rows 3–5): it
+    # walks to the mouth, its anchor on row 1 (squares on rows 1 and 2), and stays
+    assert moves == ["1 ogre déplacement (1,1)->(1,2)->(1,3)"]
+    # the archer shoots it every round from inside the corridor, never reached
+    assert sum(line.split(" ")[1] == "archere" and "longbow vs ogre" in line for line in lines) == 3
+    assert not any("ogre greatclub" in line for line in lines)
+
+
+def test_splash_weapon(capsys):
+    lines = transcript(capsys, "splash")
+    # a hit splashes the raider standing next to the target
+    assert "1 alchimiste éclaboussure sur pillard-2 : 1 dégât (pillard-2 19/20 pv)" in lines
+    # a miss scatters two squares (second range increment) and splashes where it lands
+    i = lines.index(
+        "2 alchimiste Alchemist's Fire dévie : d8=2, 2 cases -> tombe en (0,4) "
+        "(arrêtée par un mur ou le bord)"
+    )
+    assert lines[i + 1] == "2 alchimiste éclaboussure sur pillard : 1 dégât (pillard 15/20 pv)"

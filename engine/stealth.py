@@ -1,0 +1,158 @@
+"""Stealth and hiding in combat (SRD « Stealth », « Perception », « Invisibility »).
+
+* ``hide`` (a move action): one Stealth check of the hider, opposed by the
+  Perception check of each active enemy, at −1 per 10 ft of distance on the
+  observer's roll. The observer notices the hider only when its result
+  *exceeds* the Stealth result (SRD « Using Skills »: an opposed check
+  succeeds if it exceeds the result of the one who forced it), so a tie leaves
+  the hider hidden.
+* An observer with **direct sight** of the hider — line of effect, no cover
+  (as for a ranged attack from the observer's square, creatures' soft cover
+  excluded: SRD « Soft Cover » allows no Stealth), no concealment (the
+  hider's ``blurred``, ``displaced`` or ``invisible``) and not blinded — cannot
+  be beaten: it rolls nothing and keeps seeing the hider.
+* Observers who fail are in the hider's ``hidden_from``; each of them treats
+  the hider as invisible (:mod:`engine.attack`): 50 % miss chance on its
+  attacks against the hider, +2 on the hider's attacks against it and no Dex
+  bonus to its AC, and no attack of opportunity against the hider
+  (:mod:`engine.aoo`: total concealment).
+* Breaking: any attack roll of the hider (attacks of opportunity included)
+  reveals it to everyone after that roll's modifiers are set; a run or a
+  charge breaks it before moving; any other movement (move, withdraw, 5-foot
+  step, tumbling) re-rolls the opposition at −5 on the Stealth check at the end
+  of the movement, against the observers it is still hidden from; an observer
+  with direct sight of the new square drops it without a roll. An observer who
+  moves and gets direct sight of a hidden creature drops it too.
+
+Out of scope: sniping, Bluff diversions, the « distracted » and half-speed
+distinctions (every movement takes −5), hiding from creatures that cannot see
+positions at all (every policy still sees every position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from engine.actions import ActionResult, Reason
+from engine.attack import MISS_CHANCE
+from engine.checks import Modifier, RollRecord
+from engine.grid import distance_ft
+from engine.los import cover_bonus, has_line_of_effect
+from engine.maps import Cell, GameMap
+from engine.skills import skill_check
+from engine.state import CombatantState
+
+if TYPE_CHECKING:
+    from engine.battle import Battle
+
+#: SRD « Perception »: +1 DC per 10 ft of distance, taken as −1 on the observer's roll
+DISTANCE_STEP_FT = 10
+#: seed §3.24: moving while hidden re-rolls the opposition at −5 (any movement)
+MOVING_PENALTY = -5
+
+
+def sees_directly(
+    gmap: GameMap,
+    observer_cell: Cell,
+    observer_conditions: Collection[str],
+    hider_cell: Cell,
+    hider_conditions: Collection[str],
+) -> bool:
+    """Whether an observer sees a creature plainly: not blinded, line of effect,
+    no cover and no concealment. Such an observer cannot be hidden from."""
+    if "blinded" in observer_conditions:
+        return False
+    if any(c in MISS_CHANCE for c in hider_conditions):
+        return False
+    if not has_line_of_effect(gmap, observer_cell, hider_cell):
+        return False
+    return cover_bonus(gmap, observer_cell, hider_cell, melee=False) == 0
+
+
+def _sees(battle: Battle, observer: CombatantState, hider: CombatantState) -> bool:
+    return sees_directly(
+        battle.gmap,
+        observer.pos,
+        observer.profile.conditions,
+        hider.pos,
+        hider.profile.conditions,
+    )
+
+
+def can_hide(battle: Battle, actor: CombatantState) -> bool:
+    """Some active enemy lacks direct sight of ``actor`` (hiding can work)."""
+    return any(
+        e.active and e.side != actor.side and not _sees(battle, e, actor) for e in battle.combatants
+    )
+
+
+def _perception(
+    battle: Battle, observer: CombatantState, hider: CombatantState, stealth: RollRecord
+) -> bool:
+    """One observer's opposed Perception check; returns whether it notices the hider."""
+    extra: tuple[Modifier, ...] = ()
+    steps = distance_ft(battle.gmap, observer.pos, hider.pos) // DISTANCE_STEP_FT
+    if steps:
+        extra = (Modifier(-steps, "distance"),)
+    roll = skill_check(battle.rng, observer, "Perception", None, extra)
+    noticed = roll.total > stealth.total
+    if battle.log is not None:
+        verdict = "le repère" if noticed else "ne le repère pas"
+        battle.note(
+            observer,
+            f"Perception contre {hider.id} {roll.explain()} vs {stealth.total} -> {verdict}",
+            roll,
+        )
+    return noticed
+
+
+def hide(battle: Battle, actor: CombatantState) -> ActionResult:
+    """The ``hide`` action: a fresh Stealth check against every active enemy."""
+    enemies = [e for e in battle.combatants if e.active and e.side != actor.side]
+    unseeing = [e for e in enemies if not _sees(battle, e, actor)]
+    if not unseeing:
+        actor.hidden_from.clear()
+        return ActionResult("hide", False, Reason.IN_PLAIN_SIGHT)
+    stealth = skill_check(battle.rng, actor, "Stealth")
+    if battle.log is not None:
+        battle.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
+        seeing = [e.id for e in enemies if e not in unseeing]
+        if seeing:
+            battle.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
+    actor.hidden_from = {e.id for e in unseeing if not _perception(battle, e, actor, stealth)}
+    return ActionResult("hide", True)
+
+
+def reveal(battle: Battle, actor: CombatantState, why: str) -> None:
+    """``actor`` is seen by everyone again."""
+    if actor.hidden_from:
+        actor.hidden_from.clear()
+        battle.note(actor, f"n'est plus caché ({why})")
+
+
+def after_move(battle: Battle, mover: CombatantState) -> None:
+    """Sight and Stealth after ``mover`` changed squares (see the module docstring)."""
+    if mover.hidden_from and mover.active:
+        fooled = [e for e in battle.combatants if e.id in mover.hidden_from]
+        stealth: RollRecord | None = None
+        for observer in fooled:
+            if not observer.active:
+                continue
+            if _sees(battle, observer, mover):
+                mover.hidden_from.discard(observer.id)
+                battle.note(mover, f"n'est plus caché de {observer.id} (vu)")
+                continue
+            if stealth is None:
+                stealth = skill_check(
+                    battle.rng, mover, "Stealth", None, (Modifier(MOVING_PENALTY, "mouvement"),)
+                )
+                battle.note(mover, f"se déplace caché : Discrétion {stealth.explain()}", stealth)
+            if _perception(battle, observer, mover, stealth):
+                mover.hidden_from.discard(observer.id)
+    for hider in battle.combatants:
+        if hider is mover or mover.id not in hider.hidden_from:
+            continue
+        if _sees(battle, mover, hider):
+            hider.hidden_from.discard(mover.id)
+            battle.note(hider, f"n'est plus caché de {mover.id} (vu)")

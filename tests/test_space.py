@@ -1,0 +1,195 @@
+"""Spaces larger than one square (SRD « Big and Little Creatures in Combat »).
+
+A Large creature fills 2×2 squares, Huge 3×3, Gargantuan 4×4, Colossal 6×6;
+distance, reach, threat, attacks of opportunity, flanking, cover, movement and
+charge are measured from the best pair of squares. A creature cannot move
+where its space does not fit (squeezing is not modelled).
+"""
+
+from __future__ import annotations
+
+import pytest
+from builders import battle, make_map, make_profile, melee, messages, ranged, state
+
+from engine.actions import AttackAction, ChargeAction, MoveAction
+from engine.attack import attack_modifiers, target_ac
+from engine.encounter import build_encounter
+from engine.errors import EncounterError
+from engine.los import flanks
+from engine.reach import weapon_for
+from engine.space import body_distance_ft, footprint, inflate, sized_map, space_of
+
+OPEN = make_map(["........", "........", "........", "........", "........", "........"])
+
+
+def _large(**kw):
+    return make_profile(name="Ogre", size="Large", hp_max=30, **kw)
+
+
+def test_space_by_size():
+    assert [space_of(s) for s in ("Tiny", "Small", "Medium", "Large", "Huge")] == [1, 1, 1, 2, 3]
+    assert space_of("Gargantuan") == 4 and space_of("Colossal") == 6
+    assert _large().space == 2 and make_profile().space == 1
+    assert footprint(OPEN, OPEN.cell(1, 1), 2) == tuple(
+        OPEN.cell(r, c) for r, c in ((1, 1), (1, 2), (2, 1), (2, 2))
+    )
+
+
+def test_deployment_gives_a_large_creature_a_2x2_block_of_its_zone():
+    gmap = make_map(
+        ["......", "......", "......"],
+        zones=["AA..BB", "AA..BB", "A....."],
+        deployment={"west": "A", "east": "B"},
+    )
+    medium, ogre = make_profile(name="Guard"), _large()
+    enc = build_encounter(gmap, [("west", [ogre, medium]), ("east", [ogre])])
+    cells = {p.id: gmap.rc(p.cell) for p in enc.placements}
+    # a Medium guard first takes (0,0): no 2×2 block is left inside zone A
+    with pytest.raises(EncounterError, match=r"Ogre.*Large, 2×2 cases.*zone « A »"):
+        build_encounter(gmap, [("west", [medium, ogre]), ("east", [ogre])])
+    assert cells == {"ogre": (0, 0), "guard": (2, 0), "ogre-2": (0, 4)}
+
+
+def test_reach_and_threat_are_measured_from_the_nearest_square():
+    ogre = state("ogre", "B", _large(), OPEN, (1, 1))  # squares (1,1) (1,2) (2,1) (2,2)
+    near = state("near", "A", make_profile(), OPEN, (1, 4), 1)  # 10 ft from (1,2)
+    b = battle(OPEN, [ogre, near], [])
+    assert body_distance_ft(OPEN, ogre.pos, 2, near.pos, 1) == 10
+    weapon, reason = weapon_for(OPEN, ogre.pos, near.pos, ogre.attacks, ks=2)
+    assert weapon is not None and reason is None  # Large: natural reach 10 ft
+    grid = b.observe(near).threatened
+    assert grid[0][4] and grid[3][4]  # 10 ft from (1,2) / (2,2) by 5-10-5
+    assert not grid[4][4]  # 15 ft from (2,2)
+    assert grid[3][0] and grid[0][0]  # the whole ring around the space
+    assert not grid[1][1] and not grid[2][2]  # its own squares
+    far = state("far", "A", make_profile(), OPEN, (1, 5), 1)  # 15 ft
+    assert weapon_for(OPEN, ogre.pos, far.pos, ogre.attacks, ks=2) == (None, "out_of_range")
+    # the Observation reports the distance between the nearest squares
+    assert b.observe(near).pair("ogre").distance_ft == 10
+
+
+def test_leaving_a_square_next_to_any_square_of_the_space_provokes():
+    ogre = state("ogre", "B", _large(), OPEN, (1, 1))
+    mover = state("mover", "A", make_profile(hp_max=20), OPEN, (3, 3), 1)  # touches (2,2)
+    # the ogre's d20 15 hits AC 10, 1d8 = 4
+    b = battle(OPEN, [ogre, mover], [15, 4])
+    assert b.dispatch(mover, MoveAction(destination=(5, 7))).ok
+    assert "attaque d'opportunité contre mover (quitte une case menacée)" in messages(b)
+    assert mover.hp == 16
+
+
+def test_a_large_creature_cannot_enter_a_corridor_narrower_than_itself():
+    corridor = make_map(
+        [
+            "##########",
+            "#........#",
+            "#........#",
+            "#####.####",
+            "#####.####",
+            "#####.####",
+            "##########",
+        ]
+    )
+    smap = sized_map(corridor, 2)
+    assert smap.move_cost[corridor.cell(1, 4)] == 1  # (1,4)-(2,5) is open floor
+    assert smap.move_cost[corridor.cell(2, 4)] == 0  # (3,4) is a wall
+    ogre = state("ogre", "B", _large(speed_land_ft=40), corridor, (1, 1))
+    prey = state("prey", "A", make_profile(), corridor, (5, 5), 1)
+    b = battle(corridor, [ogre, prey], [])
+    assert b.dispatch(ogre, MoveAction(target_id="prey")).ok
+    # reaching the prey (10 ft) would need its space inside the corridor: it
+    # gets as close as its space fits, above the corridor's mouth, 15 ft away
+    assert corridor.rc(ogre.pos)[0] == 1
+    assert all(corridor.move_cost[c] > 0 for c in footprint(corridor, ogre.pos, 2))
+    assert body_distance_ft(corridor, ogre.pos, 2, prey.pos, 1) == 15
+    assert b.observe(ogre).movement_cost_ft("prey") is None
+    # a Medium creature walks in
+    goblin = state("goblin", "B", make_profile(), corridor, (1, 1))
+    b = battle(corridor, [goblin, prey], [])
+    assert b.dispatch(goblin, MoveAction(target_id="prey")).ok
+    assert corridor.rc(goblin.pos) == (4, 5)
+
+
+def test_moving_never_overlaps_another_creature():
+    ogre = state("ogre", "B", _large(), OPEN, (0, 0))
+    wall_of_allies = [
+        state(f"ally{i}", "B", make_profile(), OPEN, (r, 3), i + 1) for i, r in enumerate(range(6))
+    ]
+    b = battle(OPEN, [ogre, *wall_of_allies], [])
+    # allies can be passed through, never ended on: (0,2) would overlap column 3
+    res = b.dispatch(ogre, MoveAction(destination=(0, 2)))
+    assert not res.ok and res.reason == "unreachable_destination"
+    assert b.dispatch(ogre, MoveAction(destination=(0, 4))).ok
+    assert OPEN.rc(ogre.pos) == (0, 4)
+    assert inflate(OPEN, {OPEN.cell(2, 2)}, 2) == {
+        OPEN.cell(r, c) for r, c in ((1, 1), (1, 2), (2, 1), (2, 2))
+    }
+
+
+@pytest.mark.parametrize(
+    ("attacker", "ally", "expected"),
+    [
+        ((1, 0), (1, 3), True),  # west / east of the 2×2 target on (1,1)
+        ((0, 1), (3, 2), True),  # north / south, offset columns
+        ((0, 0), (3, 3), True),  # opposite corners
+        ((0, 1), (1, 3), False),  # north / east
+        ((0, 1), (0, 2), False),  # both north
+    ],
+)
+def test_flanking_a_large_target_uses_its_whole_space(attacker, ally, expected):
+    assert (
+        flanks(OPEN, OPEN.cell(*attacker), OPEN.cell(*ally), OPEN.cell(1, 1), (1, 1, 2)) is expected
+    )
+
+
+def test_flanking_bonus_against_a_large_target():
+    ogre = state("ogre", "B", _large(), OPEN, (1, 1))
+    me = state("me", "A", make_profile(), OPEN, (1, 0), 1)
+    ally = state("ally", "A", make_profile(), OPEN, (2, 3), 2)
+    b = battle(OPEN, [ogre, me, ally], [])
+    sources = {m.source for m in attack_modifiers(b, me, ogre, me.attacks[0])}
+    assert "prise en tenaille" in sources
+    assert b.observe(me).pair("ogre").flanking
+
+
+def test_a_large_archer_shoots_from_its_least_covered_square():
+    # the pillar C on (2,2) covers the target on (2,4) from (2,1), not from (1,1)
+    gmap = make_map(["........", "........", "..C.....", "........"])
+    target = state("t", "B", make_profile(), gmap, (2, 4))
+    bow = [ranged("bow", inc=100)]
+    giant = state("giant", "A", _large(attacks=bow), gmap, (1, 0), 1)
+    b = battle(gmap, [target, giant], [])
+    ac, notes = target_ac(b, giant, target, giant.attacks[0])
+    assert ac == 10 and not any("abri" in n for n in notes)
+    archer = state("archer", "A", make_profile(attacks=bow), gmap, (2, 1), 1)
+    b = battle(gmap, [target, archer], [])
+    ac, notes = target_ac(b, archer, target, archer.attacks[0])
+    assert ac == 14 and "abri +4" in notes
+
+
+def test_a_large_creature_attacks_from_reach_and_charges_on_its_own_line():
+    ogre = state("ogre", "B", _large(attacks=[melee("club", dmg="2d6")]), OPEN, (0, 0))
+    prey = state("prey", "A", make_profile(hp_max=30), OPEN, (1, 7), 1)
+    # d20 12 hits AC 10 (charge +2), 2d6 = 3 + 4
+    b = battle(OPEN, [ogre, prey], [12, 3, 4])
+    assert b.dispatch(ogre, ChargeAction(target_id="prey")).ok
+    # the space ends 10 ft from the prey: squares (0,4)-(1,5)
+    assert OPEN.rc(ogre.pos) == (0, 4)
+    assert prey.hp == 23
+    # a pillar in the way of the lower row only blocks the 2×2 line
+    gmap = make_map(["........", "....C...", "........"])
+    ogre = state("ogre", "B", _large(), gmap, (0, 0))
+    prey = state("prey", "A", make_profile(hp_max=30), gmap, (0, 7), 1)
+    b = battle(gmap, [ogre, prey], [])
+    assert b.dispatch(ogre, ChargeAction(target_id="prey")).reason == "no_charge_path"
+    medium = state("m", "B", make_profile(), gmap, (0, 0))
+    b = battle(gmap, [medium, prey], [12, 3])
+    assert b.dispatch(medium, ChargeAction(target_id="prey")).ok
+
+
+def test_attacking_a_large_target_from_any_adjacent_square():
+    ogre = state("ogre", "B", _large(), OPEN, (2, 2))
+    me = state("me", "A", make_profile(), OPEN, (4, 4), 1)  # diagonal to (3,3)
+    b = battle(OPEN, [ogre, me], [15, 5])
+    assert b.dispatch(me, AttackAction(target_id="ogre")).ok
+    assert ogre.hp == 25
