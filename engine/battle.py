@@ -139,6 +139,9 @@ class Battle:
         self.reorder = False
         #: whose turn it is
         self.acting: CombatantState | None = None
+        #: some ready, aid, immediate action or run happened: the Observation
+        #: carries their state (skipped until then, to keep plain fights cheap)
+        self.readiness_used = False
         self.fight_key: object = getattr(rng, "seed", None)
         if self.fight_key is None:
             self.fight_key = object()
@@ -373,15 +376,12 @@ class Battle:
                     c.delayed,
                     tuple(sorted(c.hidden_from)) if c.hidden_from else (),
                     weapon_broken=c.weapon_broken,
-                    readied=c.readied,
-                    aids=tuple(c.aids) if c.aids else (),
-                    immediate_used=c.immediate_used,
-                    run_rounds=c.run_rounds if c.run_last_round >= self.round - 1 else 0,
-                    run_rest_rounds=max(0, c.run_rest_until - self.round),
                 )
                 for c in self.combatants
             ]
         )
+        if self.readiness_used:
+            readiness.fill_views(self, snapshot)
         return Observation(
             gmap=self.gmap,
             round=self.round,
@@ -403,9 +403,8 @@ class Battle:
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed
         self.acting = actor
-        readiness.expire_ready(self, actor)
-        if any(c.aids for c in self.combatants):
-            readiness.expire_aids(self, actor)
+        if self.readiness_used:
+            readiness.turn_starts(self, actor)
         obs = self.observe(actor)
         policy = self.policy_for(actor)
         plan = policy.decide(obs)

@@ -36,7 +36,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -58,7 +58,7 @@ from engine.weapons import after_swing as weapon_after_swing
 
 if TYPE_CHECKING:
     from engine.battle import Battle
-    from engine.observation import Observation
+    from engine.observation import CombatantView, Observation
 
 #: SRD « Aid Another »: the attack roll's target and the bonus granted
 AID_DC = 10
@@ -118,12 +118,33 @@ def do_ready(battle: Battle, actor: CombatantState, action: ReadyAction) -> Acti
             return ActionResult("ready", False, Reason.TARGET_DOWN)
     if not actor.attacks:
         return ActionResult("ready", False, Reason.NO_WEAPON)
+    battle.readiness_used = True
     actor.readied = Readied(action.ready_trigger, action.target_id, battle.round)
     if actor not in battle.readiers:
         battle.readiers.append(actor)
     on = f" sur {action.target_id}" if action.target_id else ""
     battle.note(actor, f"prépare une attaque{on} (si {TRIGGER_LABEL[action.ready_trigger]})")
     return ActionResult("ready", True, Reason.READY)
+
+
+def turn_starts(battle: Battle, actor: CombatantState) -> None:
+    """Start of ``actor``'s turn: its unfired readied action and the aid
+    bonuses it granted end."""
+    expire_ready(battle, actor)
+    if any(c.aids for c in battle.combatants):
+        expire_aids(battle, actor)
+
+
+def fill_views(battle: Battle, views: Sequence[CombatantView]) -> None:
+    """Copy the readiness state of each combatant into its Observation view
+    (``views`` in ``battle.combatants`` order)."""
+    rnd = battle.round
+    for view, c in zip(views, battle.combatants, strict=True):
+        view.readied = c.readied
+        view.aids = tuple(c.aids)
+        view.immediate_used = c.immediate_used
+        view.run_rounds = c.run_rounds if c.run_last_round >= rnd - 1 else 0
+        view.run_rest_rounds = max(0, c.run_rest_until - rnd)
 
 
 def expire_ready(battle: Battle, actor: CombatantState) -> None:
@@ -242,6 +263,7 @@ def can_take_immediate(battle: Battle, actor: CombatantState) -> bool:
 
 
 def spend_immediate(battle: Battle, actor: CombatantState) -> None:
+    battle.readiness_used = True
     if battle.acting is actor:
         actor.swift_used_this_turn = True
     else:
@@ -279,6 +301,7 @@ def do_immediate(battle: Battle, actor: CombatantState) -> ActionResult:
     if actor.swift_used_this_turn or actor.immediate_used:
         return ActionResult("immediate", False, Reason.DOWNGRADED_IMMEDIATE_SWIFT)
     actor.swift_used_this_turn = True
+    battle.readiness_used = True
     battle.note(actor, "action immédiate")
     return ActionResult("immediate", True)
 
@@ -330,6 +353,7 @@ def do_aid(battle: Battle, actor: CombatantState, action: AidAnotherAction) -> A
     what = "attaque" if action.aid_mode == "attack" else "CA"
     text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
+        battle.readiness_used = True
         ally.aids.append(Aid(actor.id, opponent.id, action.aid_mode, AID_BONUS))
         text += f" : +{AID_BONUS} en {what}"
     battle.note(actor, text, rec)
@@ -346,6 +370,7 @@ def expire_aids(battle: Battle, aider: CombatantState) -> None:
 # -- run endurance -----------------------------------------------------------------
 def run_endurance(battle: Battle, actor: CombatantState) -> ActionResult | None:
     """Count this round of running; ``None`` if the actor may run, else why not."""
+    battle.readiness_used = True
     if battle.round < actor.run_rest_until:
         return ActionResult("run", False, Reason.RESTING)
     if actor.run_last_round == battle.round - 1:

@@ -100,11 +100,16 @@ def test_undead_never_tire():
 
 def test_the_menu_offers_no_run_while_resting():
     far = make_map(["." * 30])
-    me = state("me", "A", make_profile(), far, (0, 0))
+    abilities = {"str_score": 10, "dex_score": 10, "con_score": 1}
+    me = state("me", "A", make_profile(abilities=abilities), far, (0, 0))
     foe = state("foe", "B", make_profile(), far, (0, 29), 1)
-    b = battle(far, [me, foe], [])
+    b = battle(far, [me, foe], [1])
     assert "run:foe" in [o.id for o in b.observe(me).legal_options]
-    me.run_rest_until = 5
+    b.round = 1
+    assert b.dispatch(me, RunAction(destination=(0, 5))).ok
+    b.round = 2
+    assert b.dispatch(me, RunAction(destination=(0, 0))).reason == "resting"
+    b.round = 3
     assert "run:foe" not in [o.id for o in b.observe(me).legal_options]
 
 
