@@ -70,13 +70,17 @@ def body_cover(
     attack: AttackProfile | None,
     *,
     creatures: Collection[Cell] = (),
+    melee: bool | None = None,
 ) -> int:
     """Cover of a target against an attack between two spaces: the attacker picks
     the pair of squares (one of each) from which ``attack`` can hit that leaves
     the least cover (SRD « Big Creatures and Cover »). ``attack`` ``None``:
-    a melee attack without weapon constraint. ``creatures``: squares giving
-    soft cover to ranged attacks."""
-    melee = attack is None or attack.is_melee
+    no weapon constraint, cover as for a melee attack unless ``melee`` is
+    false. ``creatures``: squares giving soft cover to ranged attacks."""
+    if attack is not None:
+        melee = attack.is_melee
+    elif melee is None:
+        melee = True
     if ks == 1 and kt == 1:
         return cover_bonus(gmap, src, dst, melee=melee, creatures=creatures)
     best: int | None = None
