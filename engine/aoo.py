@@ -28,8 +28,10 @@
   opportunity here; one beaten is skipped for the rest of that move, a failed
   check gives that opponent its attack (:func:`strike`).
 
-Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers, entering
-a much larger or smaller creature's square.
+* **Entering an enemy's square**: a Tiny or smaller creature entering a bigger
+  enemy's square provokes from that enemy (:func:`provoke_entering`).
+
+Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from engine.attack import may_threaten, resolve_swing, total_concealment
 from engine.creatures import AttackProfile
 from engine.maps import Cell
 from engine.reach import body_cover, threat_weapon
+from engine.space import footprint
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
 LEAVES = "quitte une case menacée"
 SHOOTS = "tir depuis une case menacée"
 STANDS = "se relève"
+ENTERS = "entre dans sa case"
 
 
 def opportunities(
@@ -129,5 +133,37 @@ def provoke(
                 )
             continue
         strike(battle, enemy, mover, weapon, label, movement=movement)
+        struck = True
+    return struck
+
+
+def provoke_entering(battle: Battle, mover: CombatantState, cell: Cell) -> bool:
+    """A Tiny or smaller ``mover`` entering ``cell``, inside a bigger enemy's space,
+    provokes an attack of opportunity from that enemy (SRD « Tiny, Diminutive,
+    and Fine Creatures »), which can strike into its own square. Returns whether
+    any attack was made."""
+    gmap = battle.gmap
+    struck = False
+    for enemy in battle.combatants:
+        if not mover.active:
+            break
+        if not enemy.active or enemy.side == mover.side or enemy.very_small:
+            continue
+        if cell not in footprint(gmap, enemy.pos, enemy.space):
+            continue
+        if enemy.aoo_used >= enemy.profile.aoo_per_round:
+            continue
+        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks, enemy.space, 1)
+        if weapon is None:
+            continue
+        if total_concealment(enemy, mover):
+            if battle.log is not None:
+                battle.note(
+                    enemy,
+                    f"attaque d'opportunité impossible contre {mover.id} ({ENTERS}) : "
+                    "camouflage total",
+                )
+            continue
+        strike(battle, enemy, mover, weapon, ENTERS, movement=False)
         struck = True
     return struck

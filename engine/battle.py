@@ -46,7 +46,7 @@ from engine.actions import (
     TurnPlan,
     WithdrawAction,
 )
-from engine.aoo import STANDS, provoke
+from engine.aoo import STANDS, provoke, provoke_entering
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
     FIGHT_DEFENSIVELY_PENALTY,
@@ -74,7 +74,7 @@ from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.readiness import ReactionPolicy
 from engine.rng import Rng
 from engine.skills import trained
-from engine.space import body_distance_squares, footprint, inflate
+from engine.space import body_distance_squares, footprint, inflate, may_share
 from engine.state import CombatantState
 from engine.stealth import after_move, hide, reveal
 from engine.tumbling import Tumble
@@ -209,6 +209,31 @@ class Battle:
         self, attacker: CombatantState, target: CombatantState, hit: bool, damage: int
     ) -> None:
         readiness.after_swing(self, attacker, target, hit, damage)
+
+    def occupied_for(self, actor: CombatantState) -> set[Cell]:
+        """Anchors ``actor`` may not end a move on: every square of the other active
+        creatures it may not share (:func:`engine.space.may_share`)."""
+        small = actor.profile.very_small
+        return self.blocked_for(
+            actor,
+            self._cells(
+                c
+                for c in self.combatants
+                if c.active and c is not actor and not may_share(small, c.profile.very_small)
+            ),
+        )
+
+    def hostile_for(self, actor: CombatantState) -> set[Cell]:
+        """Anchors ``actor`` may not enter: the squares of active enemies it may not share."""
+        small = actor.profile.very_small
+        return self.blocked_for(
+            actor,
+            self._cells(
+                c
+                for c in self.combatants
+                if c.active and c.side != actor.side and not may_share(small, c.profile.very_small)
+            ),
+        )
 
     def is_over(self) -> bool:
         """At most one side still has active combatants."""
@@ -642,6 +667,14 @@ class Battle:
                     provoke(self, actor, actor.pos, movement=True)
                 if not actor.active:
                     return False
+            if actor.profile.very_small and provokes and self._enemy_on(actor, cell):
+                # SRD: a very small creature entering a bigger enemy's square provokes
+                if self.log is not None and len(trail) > 1:
+                    self.note(actor, f"{label} {'->'.join(self._fmt(c) for c in trail)}")
+                    trail = [actor.pos]
+                provoke_entering(self, actor, cell)
+                if not actor.active:
+                    return False
             actor.pos = cell
             moved = True
             trail.append(cell)
@@ -664,6 +697,18 @@ class Battle:
         if moved and any(c.hidden_from for c in self.combatants):
             after_move(self, actor)
         return True
+
+    def _enemy_on(self, actor: CombatantState, cell: Cell) -> bool:
+        """Some active enemy's space covers ``cell``."""
+        gmap = self.gmap
+        for c in self.combatants:
+            if c.active and c.side != actor.side:
+                if c.profile.space == 1:
+                    if c.pos == cell:
+                        return True
+                elif cell in footprint(gmap, c.pos, c.profile.space):
+                    return True
+        return False
 
     def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
         """Cheap pre-check: some enemy with an AoO left threatens the actor's square
@@ -705,8 +750,8 @@ class Battle:
             tumble = Tumble()
             label = "déplacement acrobatique"
         budget = speed // 5
-        occupied = self.blocked_for(actor, self.creature_cells(actor))
-        hostile = self.blocked_for(actor, self.hostile_cells(actor))
+        occupied = self.occupied_for(actor)
+        hostile = self.hostile_for(actor)
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
@@ -742,7 +787,7 @@ class Battle:
         return ActionResult("move", True)
 
     def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-        occupied = self.blocked_for(actor, self.creature_cells(actor))
+        occupied = self.occupied_for(actor)
         if actor.speed_ft <= 5:
             return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
         if action.destination is not None:
@@ -800,7 +845,7 @@ class Battle:
             target.pos,
             attacks,
             actor.speed_ft,
-            self.blocked_for(actor, self.creature_cells(actor)),
+            self.occupied_for(actor),
             actor.space,
             target.space,
         )
@@ -815,8 +860,8 @@ class Battle:
         return ActionResult("charge", True)
 
     def _do_run(self, actor: CombatantState, action: RunAction) -> ActionResult:
-        occupied = self.blocked_for(actor, self.creature_cells(actor))
-        hostile = self.blocked_for(actor, self.hostile_cells(actor))
+        occupied = self.occupied_for(actor)
+        hostile = self.hostile_for(actor)
         if action.destination is not None:
             r, c = action.destination
             if not self.gmap.in_bounds(r, c):
@@ -863,7 +908,7 @@ class Battle:
             actor.pos,
             enemies,
             actor.speed_ft,
-            self.blocked_for(actor, self.creature_cells(actor)),
+            self.occupied_for(actor),
             restricted=actor.staggered,
             k=actor.space,
         )

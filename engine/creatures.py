@@ -23,7 +23,7 @@ from pydantic import Field, field_validator, model_validator
 
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
-from engine.space import space_of
+from engine.space import VERY_SMALL, space_of
 from engine.validation import StrictModel, read_text, validate
 
 Size = Literal[
@@ -413,6 +413,8 @@ class CombatantProfile:
     conditions: frozenset[str] = frozenset()
     #: squares per side of its space (Large 2, Huge 3 …; see :mod:`engine.space`)
     space: int = 1
+    #: Tiny or smaller: may share a bigger creature's square (:func:`engine.space.may_share`)
+    very_small: bool = False
 
     @property
     def name(self) -> str:
@@ -501,6 +503,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
         conditions=frozenset(spec.conditions),
         space=space_of(spec.size),
+        very_small=spec.size in VERY_SMALL,
     )
 
 

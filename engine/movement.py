@@ -42,7 +42,14 @@ from engine.grid import (
 from engine.los import has_line_of_effect
 from engine.maps import Cell, GameMap
 from engine.reach import attack_reason, body_line_of_effect, melee_band
-from engine.space import body_deltas, body_distance_squares, inflate, pairs, sized_map
+from engine.space import (
+    body_deltas,
+    body_distance_squares,
+    footprint,
+    inflate,
+    pairs,
+    sized_map,
+)
 
 
 def attack_squares(
@@ -61,7 +68,9 @@ def attack_squares(
     cached = cast("list[Cell] | None", gmap.cache.get(key))
     if cached is not None:
         return cached
-    if k == 1 and kt == 1:
+    if reach_ft == 0:  # a Tiny creature strikes only into the square it shares
+        out = [c for c in footprint(gmap, target, kt) if gmap.move_cost[c] > 0]
+    elif k == 1 and kt == 1:
         out = _attack_squares(gmap, target, reach_ft, dead_zone_ft)
     else:
         out = _body_attack_squares(gmap, target, reach_ft, dead_zone_ft, k, kt)
@@ -317,14 +326,15 @@ def _step_options(
 ) -> list[tuple[Cell, bool, bool]]:
     """Statically legal steps: (square, melee reach from it, gets closer), best first."""
     pm = sized_map(gmap, k)
+    zero_reach = any(a.is_melee and a.reach_ft == 0 for a in attacks)
     here = body_distance_squares(gmap, start, k, target, kt)
     reach: list[tuple[Cell, bool, bool]] = []
     closer: list[tuple[int, Cell]] = []
     for n, diag in neighbours(pm)[start]:
         if step_cost(pm, start, n, diag, 0)[0] != 1:
             continue
-        if body_deltas(gmap, n, k, target, kt) == (0, 0):
-            continue  # onto the target's space
+        if body_deltas(gmap, n, k, target, kt) == (0, 0) and not zero_reach:
+            continue  # onto the target's space (only a zero-reach attacker goes there)
         if any(a.is_melee and attack_reason(gmap, n, target, a, k, kt) is None for a in attacks):
             reach.append((n, True, True))
             continue

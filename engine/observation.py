@@ -36,6 +36,7 @@ from engine.space import (
     footprint,
     in_band,
     inflate,
+    may_share,
     top_elevation,
 )
 from engine.state import Aid, Readied
@@ -204,6 +205,11 @@ class CombatantView:
     def space(self) -> int:
         """Squares per side of its space, anchored on ``cell`` (Large 2, Huge 3 …)."""
         return self.static.profile.space
+
+    @property
+    def very_small(self) -> bool:
+        """Tiny or smaller: may share a bigger creature's square."""
+        return self.static.profile.very_small
 
     @property
     def active(self) -> bool:
@@ -389,12 +395,15 @@ class Observation:
         me = self.actor
         return [c for c in self.combatants if c.side == me.side and c.id != me.id and c.active]
 
-    def _occupied(self, *exclude: str) -> set[Cell]:
-        """Squares of the active combatants not in ``exclude`` (every square of a space)."""
+    def _occupied(self, *exclude: str, sharer: CombatantView | None = None) -> set[Cell]:
+        """Squares of the active combatants not in ``exclude`` (every square of a
+        space), without those ``sharer`` may share (:func:`engine.space.may_share`)."""
         gmap = self._gmap
         out: set[Cell] = set()
         for c in self.combatants:
             if c.active and c.id not in exclude:
+                if sharer is not None and may_share(sharer.very_small, c.very_small):
+                    continue
                 if c.space == 1:
                     out.add(c.cell)
                 else:
@@ -411,11 +420,11 @@ class Observation:
         hit = self._cache.get(("blockers", ""))
         if hit is None:
             me = self.actor
-            enemies = self._occupied(*(c.id for c in self.combatants if c.side == me.side))
+            allies = [c.id for c in self.combatants if c.side == me.side]
             hit = (
-                self._blocked_for(me, self._occupied(me.id)),
-                self._blocked_for(me, enemies),
-                enemies,
+                self._blocked_for(me, self._occupied(me.id, sharer=me)),
+                self._blocked_for(me, self._occupied(*allies, sharer=me)),
+                self._occupied(*allies),
             )
             self._cache[("blockers", "")] = hit
         return hit  # type: ignore[return-value]
@@ -465,7 +474,7 @@ class Observation:
                 tgt.cell,
                 me.attacks,
                 me.speed_effective_ft,
-                self._blocked_for(me, self._occupied(me.id)),
+                self.blockers()[0],
                 me.space,
                 tgt.space,
             )
@@ -516,7 +525,7 @@ class Observation:
                     me.cell,
                     tgt.cell,
                     me.attacks,
-                    self._blocked_for(me, self._occupied(me.id)),
+                    self.blockers()[0],
                     me.space,
                     tgt.space,
                 )
@@ -593,14 +602,14 @@ class Observation:
             return self._move_cost[target_id]
         me, tgt = self.actor, self._by_id[target_id]
         reach, dead = melee_band(me.attacks)
-        hostile = self._occupied(*(c.id for c in self.combatants if c.side == me.side))
+        occupied, hostile, _ = self.blockers()
         path = path_toward(
             self._gmap,
             me.cell,
             tgt.cell,
             reach,
-            occupied=self._blocked_for(me, self._occupied(me.id)),
-            hostile=self._blocked_for(me, hostile),
+            occupied=occupied,
+            hostile=hostile,
             dead_zone_ft=dead,
             k=me.space,
             kt=tgt.space,

@@ -70,13 +70,17 @@ def body_cover(
     attack: AttackProfile | None,
     *,
     creatures: Collection[Cell] = (),
+    melee: bool | None = None,
 ) -> int:
     """Cover of a target against an attack between two spaces: the attacker picks
     the pair of squares (one of each) from which ``attack`` can hit that leaves
     the least cover (SRD « Big Creatures and Cover »). ``attack`` ``None``:
-    a melee attack without weapon constraint. ``creatures``: squares giving
-    soft cover to ranged attacks."""
-    melee = attack is None or attack.is_melee
+    no weapon constraint, cover as for a melee attack unless ``melee`` is
+    false. ``creatures``: squares giving soft cover to ranged attacks."""
+    if attack is not None:
+        melee = attack.is_melee
+    elif melee is None:
+        melee = True
     if ks == 1 and kt == 1:
         return cover_bonus(gmap, src, dst, melee=melee, creatures=creatures)
     best: int | None = None
@@ -94,7 +98,9 @@ def body_cover(
 def _square_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> str | None:
     dist = distance_ft(gmap, src, dst)
     if attack.is_melee:
-        if dist == 0 or dist > attack.reach_ft or dist <= attack.dead_zone_ft:
+        # distance 0: a Tiny creature sharing the square (any melee weapon but a
+        # reach weapon strikes there; a zero-reach attack strikes only there)
+        if dist > attack.reach_ft or (attack.dead_zone_ft and dist <= attack.dead_zone_ft):
             return Reason.OUT_OF_RANGE
     elif dist > attack.max_range_ft:
         return Reason.OUT_OF_RANGE
@@ -181,4 +187,4 @@ def melee_band(attacks: Sequence[AttackProfile]) -> tuple[int, int]:
     melee = [a for a in attacks if a.is_melee]
     if not melee:
         return 5, 0
-    return max(a.reach_ft for a in melee) or 5, min(a.dead_zone_ft for a in melee)
+    return max(a.reach_ft for a in melee), min(a.dead_zone_ft for a in melee)

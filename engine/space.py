@@ -47,6 +47,17 @@ SPACE_SQUARES = {
 }
 
 
+#: sizes that may share a square with a creature of another size class (SRD
+#: « Tiny, Diminutive, and Fine Creatures »)
+VERY_SMALL = frozenset({"Fine", "Diminutive", "Tiny"})
+
+
+def may_share(a_small: bool, b_small: bool) -> bool:
+    """Whether two creatures may stand in the same square: exactly one of them is
+    Tiny or smaller (decision: two very small creatures never share)."""
+    return a_small != b_small
+
+
 def space_of(size: str) -> int:
     """Squares per side of the space of a creature of ``size`` (1 if unknown)."""
     return SPACE_SQUARES.get(size, 1)
@@ -176,12 +187,13 @@ def top_elevation(gmap: GameMap, anchor: Cell, k: int) -> int:
 
 
 def in_band(gmap: GameMap, a: Cell, ka: int, b: Cell, kb: int, reach_ft: int, dead_ft: int) -> bool:
-    """Whether some pair of squares of two spaces is farther than ``dead_ft`` and
-    within ``reach_ft`` (line of effect not checked)."""
+    """Whether some pair of squares of two spaces is within ``reach_ft`` and,
+    with a reach weapon's dead zone ``dead_ft``, farther than it (line of effect
+    not checked; distance 0 is a shared square)."""
     w = gmap.width
     for x, y in pairs(gmap, a, ka, b, kb):
         dr, dc = abs(x // w - y // w), abs(x % w - y % w)
         dist = 5 * (dr + dc // 2 if dr > dc else dc + dr // 2)
-        if dead_ft < dist <= reach_ft:
+        if dist <= reach_ft and not (dead_ft and dist <= dead_ft):
             return True
     return False

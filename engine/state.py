@@ -160,6 +160,11 @@ class CombatantState:
         return self.profile.space
 
     @property
+    def very_small(self) -> bool:
+        """Tiny or smaller: may share a bigger creature's square."""
+        return self.profile.very_small
+
+    @property
     def cell(self) -> Cell:
         """Same as ``pos`` (the name the Observation's views use)."""
         return self.pos

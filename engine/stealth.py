@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING
 from engine.actions import ActionResult, Reason
 from engine.attack import MISS_CHANCE
 from engine.checks import Modifier, RollRecord
-from engine.grid import distance_ft
-from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap
+from engine.reach import body_cover, body_line_of_effect
 from engine.skills import skill_check
+from engine.space import body_distance_ft
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -58,16 +58,20 @@ def sees_directly(
     observer_conditions: Collection[str],
     hider_cell: Cell,
     hider_conditions: Collection[str],
+    sizes: tuple[int, int] = (1, 1),
 ) -> bool:
     """Whether an observer sees a creature plainly: not blinded, line of effect,
-    no cover and no concealment. Such an observer cannot be hidden from."""
+    no cover and no concealment. Such an observer cannot be hidden from.
+    ``sizes``: squares per side of the observer's and the hider's spaces (the
+    best pair of squares counts, :mod:`engine.space`)."""
     if "blinded" in observer_conditions:
         return False
     if any(c in MISS_CHANCE for c in hider_conditions):
         return False
-    if not has_line_of_effect(gmap, observer_cell, hider_cell):
+    ko, kh = sizes
+    if not body_line_of_effect(gmap, observer_cell, ko, hider_cell, kh):
         return False
-    return cover_bonus(gmap, observer_cell, hider_cell, melee=False) == 0
+    return body_cover(gmap, observer_cell, ko, hider_cell, kh, None, melee=False) == 0
 
 
 def _sees(battle: Battle, observer: CombatantState, hider: CombatantState) -> bool:
@@ -77,6 +81,7 @@ def _sees(battle: Battle, observer: CombatantState, hider: CombatantState) -> bo
         observer.profile.conditions,
         hider.pos,
         hider.profile.conditions,
+        (observer.space, hider.space),
     )
 
 
@@ -92,7 +97,8 @@ def _perception(
 ) -> bool:
     """One observer's opposed Perception check; returns whether it notices the hider."""
     extra: tuple[Modifier, ...] = ()
-    steps = distance_ft(battle.gmap, observer.pos, hider.pos) // DISTANCE_STEP_FT
+    dist = body_distance_ft(battle.gmap, observer.pos, observer.space, hider.pos, hider.space)
+    steps = dist // DISTANCE_STEP_FT
     if steps:
         extra = (Modifier(-steps, "distance"),)
     roll = skill_check(battle.rng, observer, "Perception", None, extra)

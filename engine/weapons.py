@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 from engine.actions import ActionResult, Reason, RepairWeaponAction
 from engine.attack import Swing, resist_energy
 from engine.creatures import AttackProfile
-from engine.grid import distance_ft
 from engine.life import apply_damage
 from engine.maps import Cell, GameMap
+from engine.space import body_deltas, body_distance_ft
 from engine.state import CombatantState
 
 if TYPE_CHECKING:
@@ -144,7 +144,9 @@ def scatter(
     """A missed splash weapon: roll the d8, find the landing square, splash it."""
     gmap = battle.gmap
     d8 = battle.rng.die(8)
-    squares = scatter_squares(attack, distance_ft(gmap, actor.pos, target.pos))
+    squares = scatter_squares(
+        attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+    )
     landing = scatter_landing(gmap, actor.pos, target.pos, d8, squares)
     if battle.log is not None:
         r, c = gmap.rc(landing)
@@ -180,9 +182,12 @@ def splash_area(
     for other in battle.combatants:
         if other.dead or other is exclude:
             continue
-        pr, pc = divmod(other.pos, w)
-        if max(abs(pr - cr), abs(pc - cc)) > 1:
-            continue
+        if other.space == 1:
+            pr, pc = divmod(other.pos, w)
+            if max(abs(pr - cr), abs(pc - cc)) > 1:
+                continue
+        elif max(body_deltas(battle.gmap, other.pos, other.space, center, 1)) > 1:
+            continue  # no square of its space within 5 ft
         amount, note = resist_energy(other, splash.damage, (splash.type,))
         before = other.hp
         apply_damage(other, amount)

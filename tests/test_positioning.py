@@ -214,3 +214,19 @@ def test_multiattack_makes_the_secondary_penalty_minus_2():
     b = battle(OPEN, [beast, foe], [2])
     b.dispatch(beast, AttackAction(target_id="foe", weapon_id="tail"))
     assert messages(b) == ["tail vs foe d20=2+3=5 CA 30 -> RATÉ"]
+
+
+@pytest.mark.parametrize(("row", "cover", "p"), [("..C..", 4, 7 / 20), ("..W..", 2, 9 / 20)])
+def test_cover_hit_rate_through_the_whole_attack_matches_the_exact_probability(row, cover, p):
+    # +0 bow vs AC 10 behind a pillar (cover +4: hits on 14–20) or a ruin (+2: 12–20),
+    # counted over real resolved attacks (natural 20 always hits)
+    from engine.attack import resolve_swing, target_ac
+
+    gmap = make_map([row])
+    target = state("t", "B", make_profile(hp_max=10**6), gmap, (0, 4))
+    archer = state("me", "A", make_profile(attacks=[ranged("bow", dmg="1d2")]), gmap, (0, 0), 1)
+    b = battle(gmap, [target, archer], SeededRng(77), record=False)
+    assert target_ac(b, archer, target, archer.attacks[0])[0] == 10 + cover
+    for _ in range(N):
+        resolve_swing(b, archer, target, archer.attacks[0])
+    _within_3_sigma(archer.hits / N, p, N)

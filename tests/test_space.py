@@ -193,3 +193,71 @@ def test_attacking_a_large_target_from_any_adjacent_square():
     b = battle(OPEN, [ogre, me], [15, 5])
     assert b.dispatch(me, AttackAction(target_id="ogre")).ok
     assert ogre.hp == 25
+
+
+# -- Tiny and smaller: zero reach, sharing a bigger creature's square ----------
+def _rat(hp_max=4):
+    bite = melee("bite", dmg="1d3", natural=True)
+    return make_profile(name="Rat", size="Tiny", hp_max=hp_max, attacks=[bite])
+
+
+def test_a_tiny_creature_enters_its_enemys_square_to_bite_and_provokes():
+    reflexes = make_profile(
+        hp_max=20,
+        features=["Combat Reflexes"],
+        abilities={"str_score": 10, "dex_score": 14, "con_score": 10},
+    )
+    guard = state("guard", "B", reflexes, OPEN, (1, 3))
+    rat = state("rat", "A", _rat(), OPEN, (1, 1), 1)
+    # the guard's attacks of opportunity miss (d20 2, then 3: leaving (1,2), then
+    # entering its square); the rat's bite: d20 15, 1d3 = 2
+    b = battle(OPEN, [guard, rat], [2, 3, 15, 2])
+    obs = b.observe(rat)
+    assert obs.pair("guard").melee_weapon_for is None  # zero reach: not from (1,2)
+    assert obs.movement_cost_ft("guard") == 10  # into the guard's square
+    assert b.dispatch(rat, MoveAction(target_id="guard")).ok
+    assert rat.pos == guard.pos
+    assert [m for m in messages(b) if m.startswith("attaque d'opp")] == [
+        "attaque d'opportunité contre rat (quitte une case menacée)",
+        "attaque d'opportunité contre rat (entre dans sa case)",
+    ]
+    assert b.dispatch(rat, AttackAction(target_id="guard")).ok
+    assert guard.hp == 18
+    # sharing the square: distance 0, and the guard's sword strikes there too
+    assert b.observe(guard).pair("rat").distance_ft == 0
+    assert weapon_for(OPEN, guard.pos, rat.pos, guard.attacks)[0] is not None
+
+
+def test_leaving_a_shared_square_provokes_and_squares_are_shared_only_across_size_classes():
+    guard = state("guard", "B", make_profile(hp_max=20), OPEN, (1, 3))
+    rat = state("rat", "A", _rat(hp_max=20), OPEN, (1, 3), 1)
+    other_rat = state("rat2", "B", _rat(), OPEN, (3, 3), 2)
+    b = battle(OPEN, [guard, rat, other_rat], [15, 3])
+    # two Tiny creatures never share a square
+    res = b.dispatch(rat, MoveAction(destination=(3, 3)))
+    assert not res.ok and res.reason == "unreachable_destination"
+    assert b.dispatch(rat, MoveAction(destination=(1, 6))).ok
+    assert "attaque d'opportunité contre rat (quitte une case menacée)" in messages(b)
+    assert rat.hp == 17
+    # a Medium creature may end its move on a Tiny creature's square
+    ally = state("ally", "A", make_profile(), OPEN, (3, 1), 3)
+    b = battle(OPEN, [ally, other_rat], [])
+    assert b.dispatch(ally, MoveAction(destination=(3, 3))).ok
+    assert ally.pos == other_rat.pos
+
+
+def test_the_heuristic_tiny_creature_charges_into_its_target():
+    guard = state("guard", "B", make_profile(hp_max=20), OPEN, (1, 6))
+    rat = state("rat", "A", _rat(), OPEN, (1, 1), 1)
+    b = battle(OPEN, [guard, rat], [2, 15, 2])
+    b.take_turn(rat)
+    # the guard's attack of opportunity (leaving (1,5), d20 2) misses; its one
+    # AoO of the round is spent, so entering its square draws nothing more
+    assert messages(b) == [
+        "charge (1,1)->(1,2)->(1,3)->(1,4)->(1,5)",
+        "attaque d'opportunité contre rat (quitte une case menacée)",
+        "sword vs rat d20=2+0=2 CA 10 -> RATÉ",
+        "charge (1,5)->(1,6)",
+        "bite vs guard d20=15+2=17 CA 10 -> TOUCHÉ : 2 dégâts (guard 18/20 pv)",
+    ]
+    assert rat.pos == guard.pos

@@ -372,3 +372,15 @@ def test_reference_creatures_load():
     alch = load_combatant("tests/scenarios/creatures/alchemist.json")
     assert gun.attacks[0].spec.firearm
     assert alch.attacks[0].spec.splash is not None
+
+
+def test_splash_reaches_a_large_creature_whose_nearest_square_is_adjacent():
+    # a 2×2 space anchored on (0,3) covers (1,3), diagonal to the target's (2,2)
+    extra = [
+        ("ogre", "B", {"size": "Large", "hp_max": 30}, (0, 3)),
+        ("far", "B", {"size": "Large", "hp_max": 30}, (3, 4)),  # nearest square (3,4): 10 ft
+    ]
+    b, alch, _foe, o = _splash_fight(extra, [15, 4])
+    b.dispatch(alch, AttackAction(target_id="foe"))
+    assert "éclaboussure sur ogre : 1 dégât (ogre 29/30 pv)" in messages(b)
+    assert o["far"].hp == 30
