@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
+from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
 from engine.los import flanks
 from engine.maps import Cell, GameMap
@@ -370,16 +371,24 @@ def attack_modifiers(
             modifier(MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL, "attaque secondaire")
         )
     if attack.range_increment_ft is not None:
-        pen = range_penalty(
-            attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
+        ka, kt = actor.space, target.space
+        dist = (
+            distance_ft(gmap, actor.pos, target.pos)
+            if ka == 1 and kt == 1
+            else body_distance_ft(gmap, actor.pos, ka, target.pos, kt)
         )
+        pen = range_penalty(attack, dist)
         if pen:
             mods.append(modifier(pen, "portée"))
         if shoots_into_melee(gmap, actor, actor.profile.features, target, battle.combatants):
             mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
     else:
-        if top_elevation(gmap, actor.pos, actor.space) > top_elevation(
-            gmap, target.pos, target.space
+        elevation = gmap.elevation
+        if (
+            elevation[actor.pos] > elevation[target.pos]
+            if actor.space == 1 and target.space == 1
+            else top_elevation(gmap, actor.pos, actor.space)
+            > top_elevation(gmap, target.pos, target.space)
         ):
             mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
         if flanking_ally(gmap, actor, target.pos, battle.combatants, target.space) is not None:

@@ -142,6 +142,11 @@ class Battle:
         #: some ready, aid, immediate action or run happened: the Observation
         #: carries their state (skipped until then, to keep plain fights cheap)
         self.readiness_used = False
+        #: every creature fills one square and none may share: the one-square
+        #: geometry applies everywhere (fast paths below and in the Observation)
+        self.simple_space = all(
+            c.profile.space == 1 and not c.profile.very_small for c in combatants
+        )
         self.fight_key: object = getattr(rng, "seed", None)
         if self.fight_key is None:
             self.fight_key = object()
@@ -185,6 +190,8 @@ class Battle:
         return self._cells(c for c in self.combatants if c.active and c.side != actor.side)
 
     def _cells(self, creatures: Iterable[CombatantState]) -> set[Cell]:
+        if self.simple_space:
+            return {c.pos for c in creatures}
         out: set[Cell] = set()
         for c in creatures:
             if c.profile.space == 1:
@@ -213,6 +220,8 @@ class Battle:
     def occupied_for(self, actor: CombatantState) -> set[Cell]:
         """Anchors ``actor`` may not end a move on: every square of the other active
         creatures it may not share (:func:`engine.space.may_share`)."""
+        if self.simple_space:
+            return {c.pos for c in self.combatants if c.active and c is not actor}
         small = actor.profile.very_small
         return self.blocked_for(
             actor,
@@ -225,6 +234,8 @@ class Battle:
 
     def hostile_for(self, actor: CombatantState) -> set[Cell]:
         """Anchors ``actor`` may not enter: the squares of active enemies it may not share."""
+        if self.simple_space:
+            return {c.pos for c in self.combatants if c.active and c.side != actor.side}
         small = actor.profile.very_small
         return self.blocked_for(
             actor,
@@ -415,6 +426,7 @@ class Battle:
             combatants=snapshot,
             last_turn_results=actor.last_results,
             fight_key=self.fight_key,
+            simple_space=self.simple_space,
         )
 
     # -- turn -----------------------------------------------------------------
@@ -627,7 +639,12 @@ class Battle:
                     if not actor.active:
                         break
                 swing = resolve_swing(self, actor, target, weapon, iterative=pen)
-                if swing is not None and not weapon.is_melee:
+                spec = weapon.spec
+                if (
+                    swing is not None
+                    and not weapon.is_melee
+                    and (spec.firearm or spec.splash is not None)
+                ):
                     after_swing(self, actor, target, weapon, swing)
         return ActionResult(action.kind, True)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from engine.actions import ActionResult
 from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
-from engine.grid import Path
+from engine.grid import Path, distance_ft
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import ChargeResult, charge_path, move_toward, path_toward, step_toward
 from engine.reach import (
@@ -337,6 +337,7 @@ class Observation:
         "_options",
         "_pairs",
         "_ranged_threatened",
+        "_simple",
         "_threatened",
         "acting_id",
         "actor",
@@ -360,9 +361,12 @@ class Observation:
         combatants: tuple[CombatantView, ...],
         last_turn_results: tuple[ActionResult, ...],
         fight_key: object = None,
+        simple_space: bool = False,
     ) -> None:
         #: identifies the fight (its seed when seeded): lets a policy reset per-fight state
         self.fight_key = fight_key
+        #: every creature fills one square and none may share (one-square fast paths)
+        self._simple = simple_space
         #: engine-private: the map with its geometry caches (policies use ``map``)
         self._gmap = gmap
         #: read-only description of the map
@@ -398,6 +402,8 @@ class Observation:
     def _occupied(self, *exclude: str, sharer: CombatantView | None = None) -> set[Cell]:
         """Squares of the active combatants not in ``exclude`` (every square of a
         space), without those ``sharer`` may share (:func:`engine.space.may_share`)."""
+        if self._simple:
+            return {c.cell for c in self.combatants if c.active and c.id not in exclude}
         gmap = self._gmap
         out: set[Cell] = set()
         for c in self.combatants:
@@ -418,6 +424,12 @@ class Observation:
         """For the actor's movement: the anchors it may not end on (other
         creatures), those it may not enter (enemies), and the enemies' squares."""
         hit = self._cache.get(("blockers", ""))
+        if hit is None and self._simple:
+            me = self.actor
+            side = me.side
+            enemies = {c.cell for c in self.combatants if c.active and c.side != side}
+            hit = ({c.cell for c in self.combatants if c.active and c is not me}, enemies, enemies)
+            self._cache[("blockers", "")] = hit
         if hit is None:
             me = self.actor
             allies = [c.id for c in self.combatants if c.side == me.side]
@@ -444,8 +456,8 @@ class Observation:
                 me.speed_effective_ft,
                 occupied=occupied,
                 hostile=hostile,
-                k=me.space,
-                kt=tgt.space,
+                k=1 if self._simple else me.space,
+                kt=1 if self._simple else tgt.space,
             )
             self._cache[key] = hit
         return hit  # type: ignore[return-value]
@@ -455,12 +467,15 @@ class Observation:
         path = self.move_toward(target_id)
         me, tgt = self.actor, self._by_id[target_id]
         end = path.cells[-1] if path.cells else me.cell
-        return weapon_for(self._gmap, end, tgt.cell, me.attacks, ks=me.space, kt=tgt.space)[0]
+        ks, kt = (1, 1) if self._simple else (me.space, tgt.space)
+        return weapon_for(self._gmap, end, tgt.cell, me.attacks, ks=ks, kt=kt)[0]
 
     # -- per-pair facts -----------------------------------------------------
     def distance_ft(self, target_id: str) -> int:
         """5-10-5 distance in feet from the actor to ``target_id`` (cheap)."""
         me, tgt = self.actor, self._by_id[target_id]
+        if self._simple:
+            return distance_ft(self._gmap, me.cell, tgt.cell)
         return body_distance_ft(self._gmap, me.cell, me.space, tgt.cell, tgt.space)
 
     def charge(self, target_id: str) -> ChargeResult:
@@ -487,7 +502,8 @@ class Observation:
         res = self._cache.get(key)
         if res is None:
             me, tgt = self.actor, self._by_id[target_id]
-            res = weapon_for(self._gmap, me.cell, tgt.cell, me.attacks, ks=me.space, kt=tgt.space)
+            ks, kt = (1, 1) if self._simple else (me.space, tgt.space)
+            res = weapon_for(self._gmap, me.cell, tgt.cell, me.attacks, ks=ks, kt=kt)
             self._cache[key] = res
         return res  # type: ignore[return-value]
 
@@ -502,8 +518,8 @@ class Observation:
                 tgt.cell,
                 me.attacks,
                 melee_only=True,
-                ks=me.space,
-                kt=tgt.space,
+                ks=1 if self._simple else me.space,
+                kt=1 if self._simple else tgt.space,
             )[0]
         return self._cache[key]  # type: ignore[return-value]
 

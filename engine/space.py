@@ -114,7 +114,11 @@ def body_distance_squares(gmap: GameMap, a: Cell, ka: int, b: Cell, kb: int) -> 
     >>> body_distance_squares(m, m.cell(0, 0), 2, m.cell(2, 4), 1)  # 1 row and 3 columns apart
     3
     """
-    dr, dc = body_deltas(gmap, a, ka, b, kb)
+    if ka == 1 and kb == 1:
+        w = gmap.width
+        dr, dc = abs(a // w - b // w), abs(a % w - b % w)
+    else:
+        dr, dc = body_deltas(gmap, a, ka, b, kb)
     return dr + dc // 2 if dr > dc else dc + dr // 2
 
 

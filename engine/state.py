@@ -114,7 +114,15 @@ class CombatantState:
     #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
     active: bool = True
 
+    #: squares per side of its space, anchored on ``pos`` (:mod:`engine.space`);
+    #: copied from the profile (a plain attribute: read in every geometric test)
+    space: int = field(init=False, default=1)
+    #: Tiny or smaller: may share a bigger creature's square
+    very_small: bool = field(init=False, default=False)
+
     def __post_init__(self) -> None:
+        self.space = self.profile.space
+        self.very_small = self.profile.very_small
         self.refresh()
 
     def refresh(self) -> None:
@@ -153,16 +161,6 @@ class CombatantState:
     @property
     def threat_reach_ft(self) -> int:
         return self.profile.threat_reach_ft
-
-    @property
-    def space(self) -> int:
-        """Squares per side of its space, anchored on ``pos`` (:mod:`engine.space`)."""
-        return self.profile.space
-
-    @property
-    def very_small(self) -> bool:
-        """Tiny or smaller: may share a bigger creature's square."""
-        return self.profile.very_small
 
     @property
     def cell(self) -> Cell:
