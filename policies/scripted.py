@@ -25,6 +25,9 @@ engine rejects.
 active enemies: ``nearest`` (default), ``weakest`` (fewest hit points),
 ``strongest`` (most hit points), ``first`` (deployment order) or a combatant id;
 ties go to deployment order. ``weapon`` restricts the option to one attack id.
+``ready`` may name its ``trigger``; ``aid_another`` aids an ally (``ally``: an
+id, any if absent) against the ``target`` enemy, with ``mode`` ``attack`` or
+``ac`` (either if absent).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from engine.actions import TurnPlan, WaitAction
+from engine.actions import ReadyTrigger, TurnPlan, WaitAction
 from engine.errors import DataError
 from engine.observation import CombatantView, Observation
 from engine.options import Option
@@ -59,6 +62,8 @@ OptionKind = Literal[
     "repair_weapon",
     "hide",
     "tumble",
+    "ready",
+    "aid_another",
     "wait",
 ]
 TARGETED = frozenset(
@@ -80,6 +85,8 @@ WITH_WEAPON = frozenset(
 )
 #: option kinds whose id is ``<kind>:<weapon>`` (no target)
 WEAPON_ONLY = frozenset({"repair_weapon"})
+#: ``aid_another:<ally>:<opponent>:<mode>``: ``target`` selects the opponent
+AID = "aid_another"
 
 
 class Conditions(StrictModel):
@@ -106,6 +113,11 @@ class Rule(StrictModel):
     do: OptionKind
     target: str = Field(default="nearest", min_length=1)
     weapon: str | None = Field(default=None, min_length=1)
+    #: ``ready`` only: the trigger to wait for (any offered one if absent)
+    trigger: ReadyTrigger | None = None
+    #: ``aid_another`` only: the ally to aid (an id; any if absent) and how
+    ally: str | None = Field(default=None, min_length=1)
+    mode: Literal["attack", "ac"] | None = None
 
 
 class Script(StrictModel):
@@ -125,6 +137,13 @@ def load_script(path: str | Path) -> Script:
 def parse_script(text: str, source: str | None = None) -> Script:
     script = validate(Script, load_yaml(text, source), source)
     for i, rule in enumerate(script.rules):
+        if rule.trigger is not None and rule.do != "ready":
+            raise DataError("« trigger » n'a de sens qu'avec ready", source=source,
+                            location=f"rules[{i}].trigger")  # fmt: skip
+        for key in ("ally", "mode"):
+            if getattr(rule, key) is not None and rule.do != AID:
+                raise DataError(f"« {key} » n'a de sens qu'avec aid_another", source=source,
+                                location=f"rules[{i}].{key}")  # fmt: skip
         if rule.weapon is not None and rule.do not in WITH_WEAPON | WEAPON_ONLY:
             raise DataError(
                 f"« weapon » n'a de sens qu'avec {', '.join(sorted(WITH_WEAPON | WEAPON_ONLY))}",
@@ -184,7 +203,18 @@ def _match(options: tuple[Option, ...], rule: Rule, target: CombatantView | None
         parts = opt.id.split(":")
         if parts[0] != rule.do:
             continue
-        if rule.do in TARGETED:
+        if rule.do == AID:
+            _ally, opponent, mode = parts[1:4]
+            if target is None or opponent != target.id:
+                continue
+            if (rule.ally is not None and _ally != rule.ally) or (
+                rule.mode is not None and mode != rule.mode
+            ):
+                continue
+        elif rule.do == "ready":
+            if rule.trigger is not None and parts[1:] != [rule.trigger]:
+                continue
+        elif rule.do in TARGETED:
             if target is None or len(parts) < 2 or parts[1] != target.id:
                 continue
             if rule.weapon is not None and (len(parts) < 3 or parts[2] != rule.weapon):
@@ -207,8 +237,9 @@ class ScriptedPolicy:
     def decide(self, obs: Observation) -> TurnPlan:
         options = obs.legal_options
         for i, rule in enumerate(self.script.rules, 1):
-            target = _pick_target(obs, rule.target) if rule.do in TARGETED else None
-            if rule.do in TARGETED and target is None:
+            targeted = rule.do in TARGETED or rule.do == AID
+            target = _pick_target(obs, rule.target) if targeted else None
+            if targeted and target is None:
                 continue
             if not _holds(rule.when, obs, target):
                 continue

@@ -138,3 +138,23 @@ def test_aid_success_rate_matches_the_d20_against_ac_10():
         x.aids = []
     p = 14 / 20
     assert abs(wins / n - p) <= 3 * math.sqrt(p * (1 - p) / n)
+
+
+def test_a_script_can_aid_and_ready():
+    import pytest
+
+    from engine.errors import DataError
+    from policies.scripted import ScriptedPolicy, parse_script
+
+    b, a, _x, _o = _trio([10, 10])
+    script = parse_script("rules:\n  - do: aid_another\n    target: o\n    mode: ac\n")
+    plan = ScriptedPolicy(script).decide(b.observe(a))
+    assert plan.rationale.startswith("règle 1") and plan.actions[0].aid_mode == "ac"
+    script = parse_script("rules:\n  - do: ready\n    trigger: enemy_attacks\n")
+    plan = ScriptedPolicy(script).decide(b.observe(a))
+    assert plan.actions[0].ready_trigger == "enemy_attacks"
+    # an ally that is not there: the rule does not apply, the fallback plays
+    script = parse_script("rules:\n  - do: aid_another\n    ally: nobody\n")
+    assert ScriptedPolicy(script).decide(b.observe(a)).rationale.startswith("aucune règle")
+    with pytest.raises(DataError, match="trigger"):
+        parse_script("rules:\n  - do: move\n    trigger: enemy_attacks\n")
