@@ -93,7 +93,7 @@ class Fact:
     @property
     def head(self) -> str:
         """The fixed part of the model's line: the template sentence, open for a last clause."""
-        return self.template.rstrip(".") + ","
+        return self.template.rstrip(".") + ", ce qui"
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,17 +286,17 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     elif draws["rate"] >= t.draws_frequent:
         draw_level = "frequents"
         cause = (
-            "le plafond de rounds"
+            "du plafond de rounds"
             if draws["round_cap"] >= draws["mutual_knockout"]
-            else "des mises hors de combat simultanées"
+            else "de mises hors de combat simultanées"
         )
         facts.append(
             Fact(
                 "nuls",
                 "draws",
                 "Les nuls sont fréquents",
-                f" : {{nuls_taux}} des combats, surtout à cause de {cause}.",
-                f"beaucoup de combats finissent sans vainqueur, surtout à cause de {cause}.",
+                f" : {{nuls_taux}} des combats, surtout à cause {cause}.",
+                f"beaucoup de combats finissent sans vainqueur, surtout à cause {cause}.",
                 ("nuls_taux", "nuls_nombre", "nuls_plafond", "nuls_ko_mutuel", "plafond"),
                 (),
             )
@@ -417,12 +417,16 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     if favoured is not None:
         weakest = ranked[-1]
         f, w = slug(favoured), slug(weakest["name"])
+        change = (
+            f"retirer un combattant à {favoured} ou en ajouter un à {weakest['name']}"
+            if top["combatants"] > 1
+            else f"ajouter un combattant à {weakest['name']}"
+        )
         facts.append(
             Fact(
                 "levier:effectif",
                 "lever",
-                f"Levier : pour rééquilibrer, retirer un combattant à {favoured} ou en ajouter "
-                f"un à {weakest['name']}",
+                f"Levier : pour rééquilibrer, {change}",
                 f" ({{effectif_{f}}} contre {{effectif_{w}}} aujourd'hui).",
                 f"affaiblir {favoured} ou renforcer {weakest['name']} en changeant le nombre de "
                 "combattants.",

@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,7 @@ STOP = (".", "\n")
 #: digit, brace, percent or sigma sign, closed by a full stop. Numbers and
 #: placeholders cannot be written at all; other providers are held to the same
 #: rule by the checker.
-LINE_GRAMMAR = 'root ::= [^0-9{}%σ‰.\\n]+ "."\n'
+LINE_GRAMMAR = 'root ::= [^0-9{}%σ‰+=<>*/^.\\n]+ "."\n'
 #: sampling of the single regeneration of a rejected line (fixed seed: deterministic)
 RETRY_TEMPERATURE = 0.7
 
@@ -59,25 +60,26 @@ _NUMBER_WORDS = (
     r"tiers|quarts?|pourcents?|pour cent|doubles?|triples?|dizaines?|centaines?|sigma"
 )
 NUMBER_RE = re.compile(rf"\b(?:{_NUMBER_WORDS})\b")
+BOTH_SIDES_RE = re.compile(r"\b(?:les|aux|des) deux (?:camps|parties|côtés|équipes|adversaires)\b")
 #: characters that only a number would need
-NUMBER_CHARS = re.compile(r"[0-9%σ‰½¼¾]")
+NUMBER_CHARS = re.compile(r"[0-9%σ‰½¼¾+=<>*/^]")
 #: claims that the sides are even
 BALANCE_RE = re.compile(
     r"\b(?:équilibr\w*|serrée?s?|indécise?s?|incertaine?s?|égalité|égale?s?|égaux|"
-    r"coude à coude|se valent|partagée?s?|pareil\w*|comparables?|similaires?)"
+    r"coude à coude|se valent|partagée?s?|pareil\w*|comparables?|similaires?)\b"
 )
 #: a side doing better (the subject wins)
 WIN_RE = re.compile(
     r"\b(?:domin(?!é)\w*|favor\w*|avantag\w*|l'emport\w*|emport\w*|écras(?!é)\w*|"
     r"surclass(?!é)\w*|supérieur\w*|supériorité|gagn\w*|vainqueurs?|victorieu\w*|"
     r"ascendant|dessus|mène\w*|bat|battent|l'avance|favori\w*|maîtris\w*|impose\w*|"
-    r"meilleur\w*|plus fort\w*|dans la plupart)"
+    r"meilleur\w*|plus fort\w*|dans la plupart)\b"
 )
 #: a side doing worse (the subject loses)
 LOSS_RE = re.compile(
     r"\b(?:dominée?s?|écrasée?s?|surclassée?s?|battue?s?|perd\w*|défavoris\w*|"
     r"désavantag\w*|inférieur\w*|vaincue?s?|infériorité|distancé\w*|"
-    r"moins fort\w*|à la traîne|dépassée?s?|débordée?s?)"
+    r"moins fort\w*|à la traîne|dépassée?s?|débordée?s?)\b"
 )
 UNBALANCE_RE = re.compile(r"\bdéséquilibr\w*|\bdisproportion\w*|\basymétri\w*")
 NEGATION_RE = re.compile(
@@ -88,26 +90,26 @@ GENERIC_RE = re.compile(
     r"\b(?:adversaires?|ennemis?|opposants?|équipes?|autres?|ils|elles?|eux|leurs?|"
     r"l'un|l'autre|camps?|groupes?|on)\b"
 )
-DRAW_RE = re.compile(r"\b(?:nuls?|nulles?|égalité|sans vainqueur|indécis\w*)")
+DRAW_RE = re.compile(r"\b(?:nuls?|nulles?|égalité|sans vainqueur|indécis\w*)\b")
 _LENGTH_LONG = re.compile(
     r"\b(?:longs?|longues?|longtemps|interminables?|lente?s?|lentement|prolongée?s?|"
-    r"durables?|éternis\w*|s'étir\w*)"
+    r"durables?|éternis\w*|s'étir\w*)\b"
 )
 _LENGTH_SHORT = re.compile(
     r"\b(?:courts?|courtes?|brefs?|brèves?|rapides?|rapidement|expéditi\w*|éclairs?|"
-    r"vite|promptement|fulgurant\w*)"
+    r"vite|promptement|fulgurant\w*)\b"
 )
-_LENGTH_EXTREME = re.compile(r"\b(?:interminables?|éclairs?|expéditi\w*|fulgurant\w*)")
-_DRAWS_MANY = re.compile(r"\b(?:fréquent\w*|nombreu\w*|souvent|beaucoup|majorité|multiples)")
-_DRAWS_FEW = re.compile(r"\b(?:rares?|rarement|aucun\w*|jamais|peu|exceptionnel\w*|quelques)")
+_LENGTH_EXTREME = re.compile(r"\b(?:interminables?|éclairs?|expéditi\w*|fulgurant\w*)\b")
+_DRAWS_MANY = re.compile(r"\b(?:fréquent\w*|nombreu\w*|souvent|beaucoup|majorité|multiples)\b")
+_DRAWS_FEW = re.compile(r"\b(?:rares?|rarement|aucun\w*|jamais|peu|exceptionnel\w*|quelques)\b")
 #: levers: making a side stronger / weaker (the side named next is the object)
 STRENGTHEN_RE = re.compile(
     r"\b(?:augment\w*|renforc\w*|ajout\w*|amélior\w*|relev\w*|hauss\w*|aid\w*|"
-    r"muscl\w*|boost\w*|accroî\w*|accroi\w*)"
+    r"muscl\w*|boost\w*|accroî\w*|accroi\w*)\b"
 )
 WEAKEN_RE = re.compile(
     r"\b(?:baiss\w*|rédui\w*|retir\w*|affaibl\w*|diminu\w*|limit\w*|bride\w*|"
-    r"pénalis\w*|enlev\w*|nerf\w*)"
+    r"pénalis\w*|enlev\w*|nerf\w*)\b"
 )
 ENGLISH_RE = re.compile(r"\b(?:the|and|is|are|of|with|wins?|team|fights?|which)\b")
 PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
@@ -268,12 +270,14 @@ class Checker:
         bare = PLACEHOLDER_RE.sub(" ", text)
         if "{" in bare or "}" in bare:
             return "accolade hors d'un substitut"
-        head = fact.head
-        full = f"{head}{PLACEHOLDER_RE.sub(' ', end)}"
+        head = fact.head + " "
+        full = f"{head}{PLACEHOLDER_RE.sub(' ', end).lstrip()}"
         offset = len(head)
         mentions = self.mentions(full)
         own = [m for m in mentions if m.end > offset]
-        allowed = set(fact.subjects)
+        # any side may be named (who wins is guarded by the verdict lexicon below);
+        # a combatant only in the facts about it
+        allowed = set(fact.subjects) | set(a.sides)
         for m in own:
             if m.ambiguous and m.sides:
                 return "nom ambigu (plusieurs camps)"
@@ -286,8 +290,15 @@ class Checker:
             for i in range(m.start, m.end):
                 masked[i] = " "
         rest = "".join(masked)[offset:].lower()
+        figure = next((ch for ch in rest if unicodedata.category(ch).startswith("N")), None)
+        if figure is not None:
+            return f"chiffre hors substitut « {figure} »"
         if NUMBER_CHARS.search(rest):
-            return f"chiffre hors substitut « {NUMBER_CHARS.search(rest).group()} »"  # type: ignore[union-attr]
+            return (
+                f"chiffre ou signe de calcul hors substitut « {NUMBER_CHARS.search(rest).group()} »"  # type: ignore[union-attr]
+            )
+        if len(a.sides) == 2:  # « les deux camps » is true of two sides, and only then
+            rest = BOTH_SIDES_RE.sub(" ", rest)
         number = NUMBER_RE.search(rest)
         if number:
             return f"nombre en toutes lettres « {number.group()} »"
@@ -322,7 +333,7 @@ class Checker:
         if a.verdict == BALANCED:
             if UNBALANCE_RE.search(tail):
                 return "« déséquilibré » contredit le verdict (équilibré)"
-        elif BALANCE_RE.search(tail):
+        elif fact.kind != "lever" and BALANCE_RE.search(tail):  # a lever aims at balance
             return f"« {BALANCE_RE.search(tail).group()} » contredit le verdict (déséquilibré)"  # type: ignore[union-attr]
         outsider = fact.subjects[0] if fact.kind == "outsider" else None
         for regex, winning in ((WIN_RE, True), (LOSS_RE, False)):
@@ -426,6 +437,7 @@ def narrate(
     checker = Checker(a, report)
     chat = messages(report, a)
     done: list[str] = []  # accepted lines, placeholders unfilled
+    said: set[str] = set()  # the model's accepted words, to refuse a repeated clause
     narrative = Narrative([], PATH_LLM, model.model_id)
     start = time.perf_counter()
     for fact in a.facts:
@@ -452,6 +464,8 @@ def narrate(
             end = raw[len(prefill) :] if raw.startswith(prefill) else raw
             end = end.split("\n", 1)[0].rstrip()
             reason = checker.check(fact, end, truncated=response.tokens_out >= LINE_TOKENS)
+            if reason is None and _words(end) in said:
+                reason = "répétition d'une phrase précédente"
             if reason is None:
                 accepted = end
                 break
@@ -467,10 +481,15 @@ def narrate(
                 f"texte du modèle {model.model_id} rejeté deux fois, fait « {last.fact} » : "
                 f"{last.reason}",
             )
-        done.append(f"{fact.head} {accepted.strip()}.")
+        done.append(f"{fact.head} {accepted.strip().rstrip('.')}.")
+        said.add(_words(accepted))
     narrative.seconds = time.perf_counter() - start
     narrative.lines = [fill(line, a.values) for line in done]
     return narrative
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def _fallback(a: Analysis, narrative: Narrative, reason: str) -> Narrative:
