@@ -244,7 +244,9 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
         f"<p>{runs} {fights} (seed {report['seed']}, plafond {cap} "
         f"round{'s' if cap > 1 else ''}) ; rounds moyens : {report['rounds']['mean']:.1f}</p>"
         f"{analysis}"
-        f"<h2>Victoires et bandes 3σ</h2>{win_chart(report)}{summary}"
+        f"<h2>Victoires et bandes 3σ</h2>{win_chart(report)}"
+        '<p class="legend">Barre : part des combats ; trait noir : bande 3σ.</p>'
+        f"{summary}"
         f"<h2>Durée des combats</h2>{rounds_chart(report)}"
         f"<h2>Attrition moyenne par combat</h2>{attrition_chart(report)}{attrition}"
         "</body></html>\n"

@@ -4,19 +4,23 @@ How a false statement is kept out:
 
 1. :func:`harness.analysis.analyse` decides every fact deterministically (verdict
    from the 3σ bands, draws, length, attrition, anomalies, levers).
-2. The model writes one line per fact, in the analysis' order. Each line starts
-   with the fact's fixed opening (the verdict word, the side or the combatant
-   it is about), given to the model as the forced start of its answer
-   (``prefill``); the model only ends the sentence, and one line at a time (a
-   newline ends the answer). It cannot reorder, drop or add facts.
-3. The model writes no number: values are placeholders (``{taux_players}``),
-   filled from the report object after the check.
-4. :class:`Checker` rejects a line whose end contains a digit or a number word
-   outside a placeholder, a placeholder that is not its fact's, a side or
-   combatant its fact is not about, a verdict word that contradicts the computed
-   verdict (« équilibré » in an unbalanced report; « domine », « gagne »… after a
-   side that is not the favoured one; a negation near such a word), a length or
-   draw word contradicting the analysis, or an unfinished sentence.
+2. Each fact is a fixed French sentence whose numbers are placeholders
+   (``{taux_players}``), filled from the report object after the check. The
+   model writes one line per fact, in the analysis' order: the line starts
+   with the fact's whole sentence followed by « , ce qui » (the forced start of
+   the answer, ``prefill``; the lines before it are shown as their fixed
+   sentences), and the model only adds the end of that clause, up to a full
+   stop. It cannot reorder, drop, add or reword a fact.
+3. For providers that decode under a grammar (llama.cpp), that end cannot
+   contain an ASCII digit, a brace, ``%``, ``σ`` or a calculation sign.
+4. :class:`Checker` rejects an end that contains a number (digit of any
+   script, number word), a placeholder that is not its fact's, a combatant the
+   fact is not about, a verdict word contradicting the computed verdict
+   (« équilibré » in an unbalanced report; « domine », « gagne »… after a side
+   that is not the favoured one, or with no side named before it; a negation
+   near such a word), a length or draw word contradicting the analysis, a lever
+   in the wrong direction, or an unfinished sentence. The narrator also refuses
+   a clause the model already wrote for an earlier line.
 5. A rejected line is generated once more (sampling with a fixed seed); a
    second rejection abandons the model's text altogether and the deterministic
    template narrative is printed instead. The report says which path produced
@@ -46,7 +50,7 @@ STOP = (".", "\n")
 #: digit, brace, percent or sigma sign, closed by a full stop. Numbers and
 #: placeholders cannot be written at all; other providers are held to the same
 #: rule by the checker.
-LINE_GRAMMAR = 'root ::= [^0-9{}%σ‰+=<>*/^.\\n]+ "."\n'
+LINE_GRAMMAR = 'root ::= [^0-9{}%٪％σ‰+=<>*/^.\\n]+ "."\n'
 #: sampling of the single regeneration of a rejected line (fixed seed: deterministic)
 RETRY_TEMPERATURE = 0.7
 
@@ -102,6 +106,12 @@ _LENGTH_SHORT = re.compile(
 _LENGTH_EXTREME = re.compile(r"\b(?:interminables?|éclairs?|expéditi\w*|fulgurant\w*)\b")
 _DRAWS_MANY = re.compile(r"\b(?:fréquent\w*|nombreu\w*|souvent|beaucoup|majorité|multiples)\b")
 _DRAWS_FEW = re.compile(r"\b(?:rares?|rarement|aucun\w*|jamais|peu|exceptionnel\w*|quelques)\b")
+#: a fight said to be hard / easy for someone (« difficile pour players »)
+HARD_RE = re.compile(
+    r"\b(?:difficiles?|dangereu\w*|coûteu\w*|pénibles?|rudes?|éprouvant\w*|risqué\w*|"
+    r"périlleu\w*|mortel\w*|défavorables?|compliqué\w*|ardue?s?|intenses?)\b"
+)
+EASY_RE = re.compile(r"\b(?:faciles?|favorables?|avantageu\w*|simples?|aisée?s?|confortables?)\b")
 #: levers: making a side stronger / weaker (the side named next is the object)
 STRENGTHEN_RE = re.compile(
     r"\b(?:augment\w*|renforc\w*|ajout\w*|amélior\w*|relev\w*|hauss\w*|aid\w*|"
@@ -287,8 +297,9 @@ class Checker:
         # digits, once placeholders and exact names (goblin-2) are set aside
         masked = list(full)
         for m in mentions:
-            for i in range(m.start, m.end):
-                masked[i] = " "
+            if m.names or m.sides:  # names (goblin-2) hide their digits; generic words stay
+                for i in range(m.start, m.end):
+                    masked[i] = " "
         rest = "".join(masked)[offset:].lower()
         figure = next((ch for ch in rest if unicodedata.category(ch).startswith("N")), None)
         if figure is not None:
@@ -297,6 +308,9 @@ class Checker:
             return (
                 f"chiffre ou signe de calcul hors substitut « {NUMBER_CHARS.search(rest).group()} »"  # type: ignore[union-attr]
             )
+        odd = next((ch for ch in rest if not _plain(ch)), None)
+        if odd is not None:
+            return f"caractère inattendu « {odd} »"
         if len(a.sides) == 2:  # « les deux camps » is true of two sides, and only then
             rest = BOTH_SIDES_RE.sub(" ", rest)
         number = NUMBER_RE.search(rest)
@@ -306,9 +320,31 @@ class Checker:
             return "texte qui n'est pas en français"
         return (
             self._lexicon(fact, full.lower(), offset, mentions)
+            or self._for_whom(full.lower(), offset, mentions)
             or self._topics(fact, rest, a)
             or self._direction(full.lower(), offset, mentions)
         )
+
+    def _for_whom(self, full: str, offset: int, mentions: list[_Mention]) -> str | None:
+        """« difficile pour players », « favorable à monsters »: who is said to suffer or gain."""
+        a = self.analysis
+        if a.favoured is None:
+            return None
+        for regex, easy in ((HARD_RE, False), (EASY_RE, True)):
+            for m in regex.finditer(full, offset):
+                after = full[m.end() : m.end() + 40]
+                to = re.match(r"\s+(?:pour|à|aux|au)\b", after)
+                if to is None:
+                    continue
+                target = next((x for x in mentions if x.start >= m.end() + to.end()), None)
+                if target is None or target.start > m.end() + to.end() + 12:
+                    continue
+                if target.ambiguous or len(target.sides) != 1:
+                    return f"« {m.group()} » pour un sujet ambigu"
+                (side,) = tuple(target.sides)
+                if easy != (side == a.favoured):
+                    return f"« {m.group()} » pour {side}, contraire au verdict"
+        return None
 
     def _direction(self, full: str, offset: int, mentions: list[_Mention]) -> str | None:
         """A lever's direction: strengthen the side behind, weaken the one ahead."""
@@ -441,7 +477,9 @@ def narrate(
     narrative = Narrative([], PATH_LLM, model.model_id)
     start = time.perf_counter()
     for fact in a.facts:
-        prefill = "".join(line + "\n" for line in done) + fact.head
+        # the lines before are shown as their fixed sentences: the model sees no
+        # earlier clause of its own to copy, and each line depends on the facts only
+        prefill = "".join(f.template + "\n" for f in a.facts[: len(done)]) + fact.head
         accepted: str | None = None
         for attempt in range(2):
             request = ChatRequest(
@@ -486,6 +524,13 @@ def narrate(
     narrative.seconds = time.perf_counter() - start
     narrative.lines = [fill(line, a.values) for line in done]
     return narrative
+
+
+def _plain(ch: str) -> bool:
+    """A letter of the Latin script, a space or common French punctuation."""
+    if ch.isspace() or ch in ",;:'’-–—«»()!?…\".":
+        return True
+    return unicodedata.category(ch).startswith("L") and unicodedata.name(ch, "").startswith("LATIN")
 
 
 def _words(text: str) -> str:

@@ -57,6 +57,11 @@ def fact(report, fact_id):
         ("ils dominent largement", "ambigu"),
         ("les monstres dominent", "contraire au verdict"),  # « monstres » ≈ monsters
         ("with a clear advantage for them", "français"),
+        ("rend les combats difficiles pour les players", "contraire au verdict"),
+        ("rend les combats difficiles pour les monsters", None),
+        ("laisse peu de marge aux deux camps", None),  # two sides: « les deux camps » is true
+        ("représente un taux de ٪ de chances", "caractère inattendu"),
+        ("vaut ² fois plus", "chiffre"),
         ("mais", "courte"),
     ],
 )
