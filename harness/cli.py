@@ -209,8 +209,9 @@ def simulate_cmd(
         typer.Option(
             "--policy",
             help=(
-                "Politique d'un camp : CAMP=heuristic, CAMP=scripted:SCRIPT.yaml ou CAMP=llm "
-                "(défaut : heuristic). À répéter pour chaque camp."
+                "Politique d'un camp : CAMP=heuristic, CAMP=scripted:SCRIPT.yaml, "
+                "CAMP=strategy:STRATEGIE.yaml ou CAMP=llm (défaut : heuristic). À répéter pour "
+                "chaque camp."
             ),
             metavar="SIDE=POLICY",
         ),
@@ -473,17 +474,21 @@ def _specs_in_placement_order(
 @app.command(
     "schema",
     cls=FrenchCommand,
-    help="Imprime le schéma JSON d'un contrat : observation, action ou report.",
+    help="Imprime le schéma JSON d'un contrat : observation, action, report ou strategy.",
 )
 def schema_cmd(
-    name: Annotated[str, typer.Argument(help="observation, action ou report", metavar="NOM")],
+    name: Annotated[
+        str, typer.Argument(help="observation, action, report ou strategy", metavar="NOM")
+    ],
 ) -> None:
     from engine.schemas import observation_json_schema, report_json_schema
+    from policies.strategy import strategy_json_schema
 
     schemas = {
         "observation": observation_json_schema,
         "action": action_json_schema,
         "report": report_json_schema,
+        "strategy": strategy_json_schema,
     }
     if name not in schemas:
         raise UserError(f"schéma inconnu « {name} » (choix : {', '.join(schemas)})")
