@@ -29,3 +29,13 @@ def test_encounter_examples_run(name, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["--encounter", f"data/encounters/{name}.yaml", "--runs", "20"]) == 0
     assert "=== Rapport d'équilibrage ===" in capsys.readouterr()[0]
+
+
+def test_experiment_example_matches_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "uv run pf1e-sim experiment --encounter data/encounters/experiment_archers.yaml"
+    assert f"$ {command}\n" in readme
+    assert main(command.split()[3:]) == 0
+    out, _ = capsys.readouterr()
+    assert f"$ {command}\n{out}```" in readme, "README experiment output is stale"
