@@ -677,7 +677,71 @@ def experiment_cmd(
             raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
 
 
-COMMANDS = ("simulate", "schema", "experiment")
+strategy_app = typer.Typer(
+    name="strategy",
+    cls=FrenchGroup,
+    help="Stratégies en langage naturel : compilation en fichier YAML par un modèle de langage.",
+    add_completion=False,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(strategy_app, name="strategy")
+
+
+@strategy_app.command(
+    "compile",
+    cls=FrenchCommand,
+    help=(
+        "Traduit un texte de stratégie (français ou anglais) en fichier YAML validé "
+        "(pf1e-sim/strategy@1) et l'explique en français pour vérification. Le résultat est "
+        "mis en cache (texte, modèle, prompt)."
+    ),
+)
+def strategy_compile_cmd(
+    text: Annotated[str, typer.Argument(help="Le texte de la stratégie.", metavar="TEXTE")],
+    output: Annotated[
+        str,
+        typer.Option("--output", "-o", help="Fichier YAML à écrire.", metavar="FICHIER"),
+    ],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help=(
+                "Modèle : local (défaut), local:qwen-0.5b, gguf:CHEMIN, openai:MODELE ou "
+                "replay:CASSETTE.json."
+            ),
+            metavar="MODEL",
+        ),
+    ] = "local",
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
+            metavar="URL",
+        ),
+    ] = None,
+) -> None:
+    from harness.strategy_compile import compile_cached
+    from policies.strategy import dump_strategy
+    from policies.strategy_compile import describe_strategy
+
+    if base_url is not None:
+        os.environ["OPENAI_BASE_URL"] = base_url
+    spec, cached = compile_cached(text, model)
+    body = dump_strategy(spec)
+    header = f"# Compilé par {model} depuis : {' '.join(text.split())}\n"
+    try:
+        Path(output).write_text(header + body, encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"{output} : écriture impossible : {os_error_fr(err)}") from None
+    sys.stdout.write(describe_strategy(spec))
+    origin = "cache" if cached else model
+    sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
+
+
+COMMANDS = ("simulate", "schema", "experiment", "strategy")
 
 
 def _prepare(argv: list[str]) -> list[str]:
@@ -729,6 +793,10 @@ def _french_usage(err: click.ClickException) -> str:
     if isinstance(err, click.BadOptionUsage):
         return f"l'option {err.option_name} attend une valeur"
     message = err.format_message()
+    if message == "Missing command.":
+        return "sous-commande manquante (voir --help)"
+    if message.startswith("No such command"):
+        return f"sous-commande inconnue : {message.split(chr(39))[1]}"
     if message.startswith("Got unexpected extra argument"):
         extra = message[message.find("(") + 1 : message.rfind(")")]
         return f"argument inattendu : {extra}"
