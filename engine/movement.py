@@ -489,6 +489,29 @@ def run_path(
     return Path(tuple(cells), tuple(costs), parity)
 
 
+#: cached retreat fields per map (cleared beyond this many enemy layouts)
+RETREAT_FIELDS_MAX = 4096
+
+
+def _retreat_field(gmap: GameMap, enemies: Collection[Cell]) -> list[int]:
+    """:func:`cost_field` from the enemies' squares, memoised per map and layout (a
+    pure function of the static map, so a warm cache changes no result)."""
+    cached = gmap.cache.get("retreat_fields")
+    fields: dict[tuple[Cell, ...], list[int]]
+    if isinstance(cached, dict):
+        fields = cast("dict[tuple[Cell, ...], list[int]]", cached)
+    else:
+        fields = {}
+        gmap.cache["retreat_fields"] = fields
+    key = tuple(sorted(enemies))
+    field = fields.get(key)
+    if field is None:
+        if len(fields) >= RETREAT_FIELDS_MAX:
+            fields.clear()
+        field = fields[key] = cost_field(gmap, key)
+    return field
+
+
 def withdraw_path(
     gmap: GameMap,
     start: Cell,
@@ -507,7 +530,7 @@ def withdraw_path(
     if k != 1:
         enemies = inflate(gmap, enemies, k)
         gmap = sized_map(gmap, k)
-    field = cost_field(gmap, enemies)
+    field = _retreat_field(gmap, enemies)
     budget = (speed_ft if restricted else 2 * speed_ft) // 5
     nbrs = neighbours(gmap)
     cells: list[Cell] = []

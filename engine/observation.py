@@ -21,7 +21,14 @@ from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import Path, distance_ft
 from engine.maps import Cell, GameMap, TerrainType
-from engine.movement import ChargeResult, charge_path, move_toward, path_toward, step_toward
+from engine.movement import (
+    ChargeResult,
+    charge_path,
+    move_toward,
+    path_toward,
+    step_toward,
+    withdraw_path,
+)
 from engine.reach import (
     attack_reason,
     body_cover,
@@ -521,6 +528,49 @@ class Observation:
                 ks=1 if self._simple else me.space,
                 kt=1 if self._simple else tgt.space,
             )[0]
+        return self._cache[key]  # type: ignore[return-value]
+
+    def can_withdraw(self) -> bool:
+        """Whether a withdraw moves the actor at least a square (the menu's test:
+        the restricted withdraw when it has one action only)."""
+        key = ("withdraw", "")
+        hit = self._cache.get(key)
+        if hit is None and self.actor.prone:
+            hit = False  # a prone combatant stands up first (no withdraw on its menu)
+        if hit is None:
+            me = self.actor
+            _occupied, _hostile, enemy_cells = self.blockers()
+            path = withdraw_path(
+                self._gmap,
+                me.cell,
+                enemy_cells,
+                me.speed_effective_ft,
+                self.blockers()[0],
+                restricted=me.staggered or self.round == 0,
+                k=me.space,
+            )
+            hit = bool(path.cells)
+            self._cache[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def ranged_weapon_for(self, target_id: str) -> AttackProfile | None:
+        """First ranged attack of the actor able to hit ``target_id`` now."""
+        key = ("r", target_id)
+        if key not in self._cache:
+            me, tgt = self.actor, self._by_id[target_id]
+            ranged = tuple(a for a in me.attacks if not a.is_melee)
+            self._cache[key] = (
+                weapon_for(
+                    self._gmap,
+                    me.cell,
+                    tgt.cell,
+                    ranged,
+                    ks=1 if self._simple else me.space,
+                    kt=1 if self._simple else tgt.space,
+                )[0]
+                if ranged
+                else None
+            )
         return self._cache[key]  # type: ignore[return-value]
 
     def can_step5_to_attack(self, target_id: str) -> bool:

@@ -209,8 +209,9 @@ def simulate_cmd(
         typer.Option(
             "--policy",
             help=(
-                "Politique d'un camp : CAMP=heuristic, CAMP=scripted:SCRIPT.yaml ou CAMP=llm "
-                "(défaut : heuristic). À répéter pour chaque camp."
+                "Politique d'un camp : CAMP=heuristic, CAMP=scripted:SCRIPT.yaml, "
+                "CAMP=strategy:STRATEGIE.yaml ou CAMP=llm (défaut : heuristic). À répéter pour "
+                "chaque camp."
             ),
             metavar="SIDE=POLICY",
         ),
@@ -507,17 +508,21 @@ def _specs_in_placement_order(
 @app.command(
     "schema",
     cls=FrenchCommand,
-    help="Imprime le schéma JSON d'un contrat : observation, action ou report.",
+    help="Imprime le schéma JSON d'un contrat : observation, action, report ou strategy.",
 )
 def schema_cmd(
-    name: Annotated[str, typer.Argument(help="observation, action ou report", metavar="NOM")],
+    name: Annotated[
+        str, typer.Argument(help="observation, action, report ou strategy", metavar="NOM")
+    ],
 ) -> None:
     from engine.schemas import observation_json_schema, report_json_schema
+    from policies.strategy import strategy_json_schema
 
     schemas = {
         "observation": observation_json_schema,
         "action": action_json_schema,
         "report": report_json_schema,
+        "strategy": strategy_json_schema,
     }
     if name not in schemas:
         raise UserError(f"schéma inconnu « {name} » (choix : {', '.join(schemas)})")
@@ -589,7 +594,253 @@ def _write_html(path: str, report: dict[str, Any], story: Any) -> None:
         raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
 
 
-COMMANDS = ("simulate", "schema", "report")
+class FrenchFloat(click.ParamType):
+    """A number strictly between two bounds, with a French error message."""
+
+    name = "nombre"
+
+    def __init__(self, low: float, high: float) -> None:
+        self.low, self.high = low, high
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(str(value).strip().replace(",", "."))
+        except ValueError:
+            self.fail(f"« {value} » n'est pas un nombre", param, ctx)
+        if not self.low < number < self.high:
+            self.fail(f"{value} est invalide (nombre entre {self.low:g} et {self.high:g} "
+                      "exclus attendu)", param, ctx)  # fmt: skip
+        return number
+
+
+@app.command(
+    "experiment",
+    cls=FrenchCommand,
+    help=(
+        "Compare plusieurs politiques (bras) pour un camp sur les mêmes combats (mêmes graines "
+        "pour chaque bras) : taux de victoire, différence avec son intervalle de confiance, "
+        "test, verdict. Les bras viennent de --arm ou de la section « experiment » du fichier "
+        "de rencontre."
+    ),
+)
+def experiment_cmd(
+    encounter_path: Annotated[
+        str,
+        typer.Option("--encounter", help="Fichier YAML de rencontre.", metavar="FILE"),
+    ],
+    for_side: Annotated[
+        str | None,
+        typer.Option("--for-side", help="Le camp dont la politique change.", metavar="SIDE"),
+    ] = None,
+    arm: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--arm",
+            help=(
+                "Un bras : [NOM=]POLITIQUE (heuristic, scripted:…, strategy:…, llm). Au moins "
+                "deux ; le premier sert de référence."
+            ),
+            metavar="[NAME=]POLICY",
+        ),
+    ] = None,
+    runs: Annotated[
+        int | None,
+        typer.Option(
+            "--runs",
+            help="Combats par bras (et par lot en arrêt adaptatif).",
+            click_type=FrenchInt(1),
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Graine : le combat i utilise seed + i.", click_type=FrenchInt()
+        ),
+    ] = None,
+    round_cap: Annotated[
+        int | None,
+        typer.Option("--round-cap", help="Plafond de rounds par combat.", click_type=FrenchInt(1)),
+    ] = None,
+    simple_monster_death: Annotated[
+        bool,
+        typer.Option("--simple-monster-death", help="Les monstres meurent à 0 pv."),
+    ] = False,
+    level: Annotated[
+        float | None,
+        typer.Option(
+            "--level",
+            help="Seuil du test (défaut : 0.05, soit un IC à 95 %).",
+            click_type=FrenchFloat(0, 1),
+        ),
+    ] = None,
+    target_width: Annotated[
+        float | None,
+        typer.Option(
+            "--target-width",
+            help=(
+                "Arrêt adaptatif : rejoue des lots de --runs combats tant qu'un intervalle de "
+                "différence est plus large que cette valeur (0.05 = 5 points)."
+            ),
+            click_type=FrenchFloat(0, 2),
+        ),
+    ] = None,
+    max_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-runs",
+            help="Arrêt adaptatif : combats par bras au plus.",
+            click_type=FrenchInt(1),
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processus de calcul (résultat identique quel que soit N).",
+            click_type=FrenchInt(1),
+        ),
+    ] = 1,
+    model: Annotated[
+        str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
+    ] = "local",
+    json_path: Annotated[
+        str | None,
+        typer.Option(
+            "--json", help="Écrit aussi l'objet pf1e-sim/experiment@1 dans PATH.", metavar="PATH"
+        ),
+    ] = None,
+) -> None:
+    from harness.experiment import Arm, render_experiment, run_experiment
+
+    setup = _setup(None, None, encounter_path, None)
+    loaded = load_encounter_file(encounter_path).experiment
+    side = for_side or (loaded.side if loaded is not None else None)
+    if side is None:
+        raise UserError("experiment : donnez le camp comparé (--for-side) ou une section "
+                        "« experiment » dans le fichier de rencontre")  # fmt: skip
+    if side not in setup.encounter.sides:
+        names = ", ".join(f"« {n} »" for n in setup.encounter.sides)
+        raise UserError(f"--for-side : camp inconnu « {side} » (camps : {names})")
+    arms: list[Arm] = []
+    if arm:
+        for raw in arm:
+            name, sep, policy = raw.partition("=")
+            if not sep:
+                name, policy = raw, raw
+            if not name or not policy:
+                raise UserError(f"--arm attend [NOM=]POLITIQUE, reçu « {raw} »")
+            if any(a.name == name for a in arms):
+                raise UserError(f"--arm : le bras « {name} » est donné deux fois")
+            arms.append(Arm(name, parse_policy_spec(policy)))
+    elif loaded is not None:
+        arms = [Arm(name, spec) for name, spec in loaded.arms]
+    if len(arms) < 2:
+        raise UserError("experiment : il faut au moins deux bras (--arm, à répéter)")
+    target = target_width if target_width is not None else (loaded and loaded.target_width)
+    most = max_runs if max_runs is not None else (loaded and loaded.max_runs)
+    if most is not None and target is None:
+        raise UserError("--max-runs n'a de sens qu'avec l'arrêt adaptatif (--target-width)")
+    runs = runs if runs is not None else setup.runs
+    if target is not None and most is None:
+        most = 10 * runs
+    with _Progress((most or runs) * len(arms)) as bar:
+        result = run_experiment(
+            setup.encounter,
+            setup.policies,
+            side,
+            arms,
+            runs=runs,
+            seed=seed if seed is not None else setup.seed,
+            round_cap=round_cap if round_cap is not None else setup.round_cap,
+            monsters_die_at_zero=simple_monster_death or setup.simple_monster_death,
+            level=level if level is not None else (loaded.level if loaded else 0.05),
+            workers=workers,
+            target_width=target,
+            max_runs=most,
+            model=model,
+            progress=lambda done, _limit: bar.update(done * len(arms)),
+        )
+    data = result.to_dict()
+    data["encounter_file"] = encounter_path
+    title = load_encounter_file(encounter_path).name
+    sys.stdout.write(render_experiment(data, title))
+    sys.stdout.flush()
+    if json_path is not None:
+        try:
+            Path(json_path).write_text(
+                json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+            )
+        except OSError as err:
+            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+
+
+strategy_app = typer.Typer(
+    name="strategy",
+    cls=FrenchGroup,
+    help="Stratégies en langage naturel : compilation en fichier YAML par un modèle de langage.",
+    add_completion=False,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(strategy_app, name="strategy")
+
+
+@strategy_app.command(
+    "compile",
+    cls=FrenchCommand,
+    help=(
+        "Traduit un texte de stratégie (français ou anglais) en fichier YAML validé "
+        "(pf1e-sim/strategy@1) et l'explique en français pour vérification. Le résultat est "
+        "mis en cache (texte, modèle, prompt)."
+    ),
+)
+def strategy_compile_cmd(
+    text: Annotated[str, typer.Argument(help="Le texte de la stratégie.", metavar="TEXTE")],
+    output: Annotated[
+        str,
+        typer.Option("--output", "-o", help="Fichier YAML à écrire.", metavar="FICHIER"),
+    ],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help=(
+                "Modèle : local (défaut), local:qwen-0.5b, gguf:CHEMIN, openai:MODELE ou "
+                "replay:CASSETTE.json."
+            ),
+            metavar="MODEL",
+        ),
+    ] = "local",
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
+            metavar="URL",
+        ),
+    ] = None,
+) -> None:
+    from harness.strategy_compile import compile_cached
+    from policies.strategy import dump_strategy
+    from policies.strategy_compile import describe_strategy
+
+    if base_url is not None:
+        os.environ["OPENAI_BASE_URL"] = base_url
+    spec, cached = compile_cached(text, model)
+    body = dump_strategy(spec)
+    header = f"# Compilé par {model} depuis : {' '.join(text.split())}\n"
+    try:
+        Path(output).write_text(header + body, encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"{output} : écriture impossible : {os_error_fr(err)}") from None
+    sys.stdout.write(describe_strategy(spec))
+    origin = "cache" if cached else model
+    sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
+
+
+COMMANDS = ("simulate", "schema", "report", "experiment", "strategy")
 
 
 def _prepare(argv: list[str]) -> list[str]:
@@ -641,6 +892,10 @@ def _french_usage(err: click.ClickException) -> str:
     if isinstance(err, click.BadOptionUsage):
         return f"l'option {err.option_name} attend une valeur"
     message = err.format_message()
+    if message == "Missing command.":
+        return "sous-commande manquante (voir --help)"
+    if message.startswith("No such command"):
+        return f"sous-commande inconnue : {message.split(chr(39))[1]}"
     if message.startswith("Got unexpected extra argument"):
         extra = message[message.find("(") + 1 : message.rfind(")")]
         return f"argument inattendu : {extra}"

@@ -17,6 +17,14 @@
             policy: scripted:../scripts/goblin_archer.yaml
       monsters:
         creatures: [../monsters/orc.json, ../monsters/orc.json]
+    experiment:                       # optional: what « pf1e-sim experiment » compares
+      side: players                   # the side whose policy changes
+      arms:                           # name -> policy; the first is the baseline
+        heuristique: heuristic
+        prudents: strategy:../strategies/cautious_archers.yaml
+      level: 0.05                     # optional (0.05)
+      target_width: 0.05              # optional: adaptive stopping (interval width)
+      max_runs: 5000                  # optional: its maximum of runs
 """
 
 from __future__ import annotations
@@ -42,6 +50,24 @@ class SideEntry(StrictModel):
     creatures: list[str | CreatureEntry] = Field(min_length=1)
 
 
+class ExperimentEntry(StrictModel):
+    side: str = Field(min_length=1)
+    arms: dict[str, str] = Field(min_length=2)
+    level: float = Field(default=0.05, gt=0, lt=1)
+    target_width: float | None = Field(default=None, gt=0, le=2)
+    max_runs: int | None = Field(default=None, ge=1)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedExperiment:
+    side: str
+    #: (name, policy) in file order; the first is the baseline
+    arms: tuple[tuple[str, PolicySpec], ...]
+    level: float
+    target_width: float | None
+    max_runs: int | None
+
+
 class EncounterFile(StrictModel):
     name: str | None = None
     map: str = Field(min_length=1)
@@ -50,6 +76,7 @@ class EncounterFile(StrictModel):
     round_cap: int = Field(default=100, ge=1)
     simple_monster_death: bool = False
     sides: dict[str, SideEntry] = Field(min_length=1)
+    experiment: ExperimentEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +92,7 @@ class LoadedEncounter:
     simple_monster_death: bool
     #: (side, [(creature file, policy spec)]) in file order
     sides: tuple[tuple[str, tuple[tuple[str, PolicySpec], ...]], ...]
+    experiment: LoadedExperiment | None = None
 
 
 def load_encounter_file(path: str | Path) -> LoadedEncounter:
@@ -104,6 +132,16 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
                 )
                 members.append((rel(creature.file), own))
         sides.append((side, tuple(members)))
+    experiment: LoadedExperiment | None = None
+    if doc.experiment is not None:
+        exp = doc.experiment
+        if exp.side not in doc.sides:
+            raise DataError(f"camp inconnu « {exp.side} » (camps : {', '.join(doc.sides)})",
+                            source=str(p), location="experiment.side")  # fmt: skip
+        arms = tuple(
+            (name, spec(policy, f'experiment.arms["{name}"]')) for name, policy in exp.arms.items()
+        )
+        experiment = LoadedExperiment(exp.side, arms, exp.level, exp.target_width, exp.max_runs)
     return LoadedEncounter(
         source=str(p),
         name=doc.name,
@@ -113,4 +151,5 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
         round_cap=doc.round_cap,
         simple_monster_death=doc.simple_monster_death,
         sides=tuple(sides),
+        experiment=experiment,
     )

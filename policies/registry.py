@@ -1,7 +1,8 @@
-"""Policy specifications: ``heuristic``, ``scripted:PATH`` or ``llm[:MODEL]``, parsed and built.
+"""Policy specifications: ``heuristic``, ``scripted:PATH``, ``strategy:PATH`` or
+``llm[:MODEL]``, parsed and built.
 
-A :class:`PolicySpec` is plain, picklable data (the script is already loaded and
-validated), so worker processes can rebuild the same policies.
+A :class:`PolicySpec` is plain, picklable data (the script or strategy is already
+loaded and validated), so worker processes can rebuild the same policies.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from engine.errors import DataError, suggestion
 from policies.heuristic import HeuristicPolicy
 from policies.llm import ChatModel, LLMPolicy
 from policies.scripted import Script, ScriptedPolicy, load_script
+from policies.strategy import StrategyPolicy, StrategySpec, load_strategy
 
-KINDS = ("heuristic", "scripted", "llm")
+KINDS = ("heuristic", "scripted", "strategy", "llm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +27,10 @@ class PolicySpec:
     """Which policy plays, and with what script."""
 
     kind: str
+    #: the file of a ``scripted`` or ``strategy`` policy
     script_path: str | None = None
     script: Script | None = None
+    strategy: StrategySpec | None = None
     #: for ``llm``: the model string (``local``, ``gguf:PATH``, ``replay:PATH``…), or
     #: ``None`` for the run's default model
     model: str | None = None
@@ -43,9 +47,10 @@ HEURISTIC = PolicySpec("heuristic")
 
 
 def parse_policy_spec(text: str, base_dir: Path | None = None) -> PolicySpec:
-    """``heuristic`` or ``scripted:PATH`` (PATH relative to ``base_dir`` if given).
+    """``heuristic``, ``scripted:PATH``, ``strategy:PATH`` or ``llm[:MODEL]`` (PATH
+    relative to ``base_dir`` if given).
 
-    :raises DataError: unknown policy, missing or invalid script.
+    :raises DataError: unknown policy, missing or invalid script or strategy.
     """
     kind, _, arg = text.strip().partition(":")
     if kind == "heuristic" and not arg:
@@ -58,11 +63,19 @@ def parse_policy_spec(text: str, base_dir: Path | None = None) -> PolicySpec:
             path = base_dir / path
         shown = os.path.normpath(path)
         return PolicySpec("scripted", shown, load_script(shown))
+    if kind == "strategy":
+        if not arg:
+            raise DataError("la politique « strategy » attend un fichier : strategy:CHEMIN.yaml")
+        path = Path(arg)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        shown = os.path.normpath(path)
+        return PolicySpec("strategy", shown, strategy=load_strategy(shown))
     if kind == "llm":
         return PolicySpec("llm", model=arg or None)
     raise DataError(
         f"politique inconnue « {text} »{suggestion(kind, KINDS)} (choix : heuristic, "
-        "scripted:CHEMIN, llm, llm:MODELE)"
+        "scripted:CHEMIN, strategy:CHEMIN, llm, llm:MODELE)"
     )
 
 
@@ -73,6 +86,9 @@ def build_policy(
     if spec.kind == "scripted":
         assert spec.script is not None
         return ScriptedPolicy(spec.script)
+    if spec.kind == "strategy":
+        assert spec.strategy is not None
+        return StrategyPolicy(spec.strategy)
     if spec.kind == "llm":
         if model_factory is None:
             raise DataError("la politique « llm » a besoin d'un modèle (--model)")

@@ -24,7 +24,7 @@ def test_quick_start_block_matches_the_real_output(capsys, monkeypatch):
     assert "```\n" + out in readme, "README quick-start output is stale"
 
 
-@pytest.mark.parametrize("name", ["quickstart", "scripted_brutes"])
+@pytest.mark.parametrize("name", ["quickstart", "scripted_brutes", "strategy_archers"])
 def test_encounter_examples_run(name, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["--encounter", f"data/encounters/{name}.yaml", "--runs", "20"]) == 0
@@ -39,3 +39,13 @@ def test_narrative_example_matches_its_replay(capsys, monkeypatch):
     assert main(command.group(1).split()[3:]) == 0
     analysis = capsys.readouterr()[0].split("\n=== Analyse ===\n", 1)[1]
     assert "```\n=== Analyse ===\n" + analysis + "```" in readme
+
+
+def test_experiment_example_matches_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "uv run pf1e-sim experiment --encounter data/encounters/experiment_archers.yaml"
+    assert f"$ {command}\n" in readme
+    assert main(command.split()[3:]) == 0
+    out, _ = capsys.readouterr()
+    assert f"$ {command}\n{out}```" in readme, "README experiment output is stale"

@@ -9,6 +9,7 @@ import pytest
 
 from engine.actions import action_json_schema
 from engine.schemas import observation_json_schema, report_json_schema
+from policies.strategy import strategy_json_schema
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 
@@ -19,6 +20,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
         ("observation", observation_json_schema),
         ("action", action_json_schema),
         ("report", report_json_schema),
+        ("strategy", strategy_json_schema),
     ],
 )
 def test_committed_schema_is_up_to_date(name, export):

@@ -1,0 +1,52 @@
+"""``pf1e-sim strategy compile``: a text → a strategy YAML, through the cache.
+
+Compiled specs are cached as YAML under ``<cache>/strategies/<hash>.yaml``, the
+hash of (text, model id, prompt and schema): the same text compiled again with
+the same model and prompt costs no model call (the model is not even loaded).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
+from policies.strategy import StrategySpec, dump_strategy, parse_strategy
+from policies.strategy_compile import cache_key, compile_strategy
+
+
+def model_id_of(spec: str) -> str:
+    """The id a model string's model will report, without loading the model."""
+    kind, _, arg = spec.partition(":")
+    if kind == "local":
+        return f"local:{arg or DEFAULT_EMBEDDED}"
+    if kind == "gguf" and arg:
+        return f"gguf:{Path(arg).name}"
+    if kind == "replay" and arg:
+        return ReplayModel(Path(arg)).model_id
+    if kind == "openai" and arg:
+        return f"openai:{arg}"
+    return str(open_model(spec).model_id)  # raises the French error of an unknown form
+
+
+def compile_cached(
+    text: str, model: str, *, threads: int | None = None
+) -> tuple[StrategySpec, bool]:
+    """``(spec, from_cache)`` for ``text`` compiled by ``model`` (a model string)."""
+    key = cache_key(text, model_id_of(model))
+    path = cache_dir() / "strategies" / f"{key}.yaml"
+    if path.is_file():
+        try:
+            return parse_strategy(path.read_text(encoding="utf-8"), str(path)), True
+        except Exception:
+            pass
+    chat: Any = open_model(model)
+    spec = compile_strategy(text, chat)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(dump_strategy(spec), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # the cache is an optimisation: a read-only cache costs a recompilation only
+    return spec, False

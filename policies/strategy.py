@@ -1,0 +1,408 @@
+"""Strategies: a :class:`StrategySpec` (YAML a user can edit) played by :class:`StrategyPolicy`.
+
+A strategy says how a side fights: whom to target, whether to focus fire, how to
+engage, where to stand, when to charge, retreat or turtle, and per-combatant
+overrides. It is data, validated once; the policy reads only the Observation and
+decides at engine speed (no LLM at play time). Every field changes what the
+policy does; the defaults reproduce the heuristic policy exactly.
+
+.. code-block:: yaml
+
+    name: "Archers prudents"
+    targets: [most_dangerous, nearest]   # lexicographic priority, then deployment order
+    focus: [orc-2]                       # named enemies (id or creature name) before anyone
+    focus_fire: true                     # the side keeps one target until it falls
+    engagement: ranged                   # any | melee | ranged
+    keep_distance_ft: 15                 # withdraw when an enemy is closer than this (0: never)
+    positioning: advance                 # advance | hold
+    avoid_threatened: true               # never end a plain move in a threatened square
+    charge: false                        # never charge
+    retreat_below_hp_pct: 25             # withdraw below this share of hit points (0: never)
+    total_defense_below_hp_pct: 10       # total defense below this share (0: never)
+    roles:                               # per combatant id: only the fields that differ
+      goblin: { engagement: melee, keep_distance_ft: 0 }
+
+The turn, for the acting combatant (its role's fields merged over the side's):
+
+1. no active enemy → wait;
+2. hit points below ``retreat_below_hp_pct`` → withdraw when the menu offers it;
+   below ``total_defense_below_hp_pct`` → total defense;
+3. the target: ``focus_fire``'s shared target while it stands, else the first
+   enemy by ``focus`` then ``targets``;
+4. prone or disabled: as the heuristic (stand up / one action);
+5. an enemy closer than ``keep_distance_ft`` → withdraw when offered;
+6. attack in the order of ``engagement`` (``any``: the heuristic's order — melee
+   in reach, any weapon in range, charge, 5-foot step, a ranged shot at another
+   enemy, move then attack; ``melee``: melee weapons only; ``ranged``: ranged
+   weapons first, no charge), where ``charge: false`` removes the charge and
+   ``positioning: hold`` removes every move but the 5-foot step;
+7. no attack possible: ``hold`` readies an attack (or total defense without a
+   melee reach); ``advance`` moves toward the target, except that
+   ``avoid_threatened`` readies instead when a plain move (no attack after it)
+   would end in a threatened square.
+
+Target criteria (``targets``), each a sort key, lower first: ``nearest``
+(distance), ``weakest`` (fewest hit points), ``most_wounded`` (lowest share of
+its hit points), ``strongest`` (most hit points), ``most_dangerous`` (highest
+expected damage per round of its best attack against AC 15), ``ranged_first``
+(enemies with a ranged attack), ``engaged`` (enemies already in melee reach of
+an ally: gang up and flank).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from engine.actions import (
+    Action,
+    AttackAction,
+    ChargeAction,
+    FiveFootStepAction,
+    FullAttackAction,
+    MoveAction,
+    ReadyAction,
+    StandUpAction,
+    TotalDefenseAction,
+    TurnPlan,
+    WaitAction,
+    WithdrawAction,
+)
+from engine.creatures import AttackProfile, CombatantProfile
+from engine.observation import CombatantView, Observation
+from engine.validation import StrictModel, load_yaml, read_text, validate
+
+STRATEGY_SCHEMA = "pf1e-sim/strategy@1"
+
+TargetCriterion = Literal[
+    "nearest", "weakest", "most_wounded", "strongest", "most_dangerous", "ranged_first", "engaged"
+]
+Engagement = Literal["any", "melee", "ranged"]
+Positioning = Literal["advance", "hold"]
+
+
+class Tactics(StrictModel):
+    """The fields a side's strategy sets and a role may override."""
+
+    #: enemy priority: criteria compared in order (lexicographic), then deployment order
+    targets: list[TargetCriterion] = Field(default_factory=lambda: ["nearest", "weakest"])
+    #: named enemies (combatant id or creature name, case-insensitive), first listed first;
+    #: they come before every criterion while they stand
+    focus: list[str] = Field(default_factory=list)
+    #: the side keeps one shared target until it falls (chosen by the first to act)
+    focus_fire: bool = False
+    #: which weapons: ``any`` (heuristic order), ``melee`` only, ``ranged`` first
+    engagement: Engagement = "any"
+    #: withdraw when an active enemy is closer than this (feet; 0: never)
+    keep_distance_ft: int = Field(default=0, ge=0, le=1000)
+    #: ``advance`` toward the target, or ``hold`` the ground (5-foot steps only)
+    positioning: Positioning = "advance"
+    #: never end a plain move (no attack after it) in a square an enemy threatens
+    avoid_threatened: bool = False
+    #: allowed to charge
+    charge: bool = True
+    #: withdraw below this percentage of maximum hit points (0: never)
+    retreat_below_hp_pct: int = Field(default=0, ge=0, le=100)
+    #: total defense below this percentage of maximum hit points (0: never)
+    total_defense_below_hp_pct: int = Field(default=0, ge=0, le=100)
+
+
+class Role(StrictModel):
+    """A per-combatant override: every given field replaces the side's."""
+
+    targets: list[TargetCriterion] | None = None
+    focus: list[str] | None = None
+    focus_fire: bool | None = None
+    engagement: Engagement | None = None
+    keep_distance_ft: int | None = Field(default=None, ge=0, le=1000)
+    positioning: Positioning | None = None
+    avoid_threatened: bool | None = None
+    charge: bool | None = None
+    retreat_below_hp_pct: int | None = Field(default=None, ge=0, le=100)
+    total_defense_below_hp_pct: int | None = Field(default=None, ge=0, le=100)
+
+
+class StrategySpec(Tactics):
+    """A side's strategy (``pf1e-sim/strategy@1``): tactics plus per-combatant roles."""
+
+    name: str | None = None
+    #: per combatant id (``goblin-1``…): the fields that differ from the side's
+    roles: dict[str, Role] = Field(default_factory=dict)
+
+    def tactics_for(self, combatant_id: str) -> Tactics:
+        """The side's tactics with the role of ``combatant_id`` merged over them."""
+        role = self.roles.get(combatant_id)
+        base = {k: getattr(self, k) for k in Tactics.model_fields}
+        if role is not None:
+            base.update({k: v for k, v in role.model_dump().items() if v is not None})
+        return Tactics.model_construct(**base)
+
+
+def strategy_json_schema() -> dict[str, Any]:
+    schema = StrategySpec.model_json_schema()
+    schema["$id"] = STRATEGY_SCHEMA
+    return schema
+
+
+def load_strategy(path: str | Path) -> StrategySpec:
+    """Read and validate a strategy file. :raises DataError: on any problem."""
+    text, source = read_text(path, "chemin de stratégie vide")
+    return parse_strategy(text, source)
+
+
+def parse_strategy(text: str, source: str | None = None) -> StrategySpec:
+    data = load_yaml(text, source)
+    if data is None:
+        data = {}
+    return validate(StrategySpec, data, source)
+
+
+def dump_strategy(spec: StrategySpec) -> str:
+    """YAML of a spec, only the fields that differ from the defaults (round-trips)."""
+    import yaml
+
+    data = json.loads(spec.model_dump_json(exclude_defaults=True))
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+
+
+# -- target criteria -----------------------------------------------------------
+
+
+def danger(profile: CombatantProfile) -> float:
+    """Expected damage per round of the best attack against AC 15 (hit chance
+    clamped to 5 %–95 %, every swing of its ``count``, criticals ignored)."""
+    return max((_expected(a) for a in profile.attacks), default=0.0)
+
+
+def _expected(a: AttackProfile) -> float:
+    chance = min(0.95, max(0.05, (21 + a.attack_bonus - 15) / 20))
+    mean = sum(p.dice.mean for p in a.parts) + a.damage_bonus
+    return a.count * chance * max(mean, 1.0)
+
+
+def _distance_ft(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """5-10-5 distance between two squares (every second diagonal costs 10 feet)."""
+    dr, dc = abs(a[0] - b[0]), abs(a[1] - b[1])
+    diag, straight = min(dr, dc), abs(dr - dc)
+    return 5 * (straight + diag + diag // 2)
+
+
+def _engaged(obs: Observation, enemy: CombatantView) -> bool:
+    pos = enemy.pos
+    return any(0 < _distance_ft(ally.pos, pos) <= ally.threat_reach_ft for ally in obs.allies())
+
+
+def _key(
+    obs: Observation,
+    tactics: Tactics,
+    enemy: CombatantView,
+    order: int,
+    dangers: dict[CombatantProfile, float],
+) -> tuple[Any, ...]:
+    parts: list[Any] = []
+    if tactics.focus:
+        parts.append(_focus_rank(tactics.focus, enemy))
+    for crit in tactics.targets:
+        if crit == "nearest":
+            parts.append(obs.distance_ft(enemy.id))
+        elif crit == "weakest":
+            parts.append(enemy.hp)
+        elif crit == "most_wounded":
+            parts.append(enemy.hp / enemy.static.profile.spec.hp_max)
+        elif crit == "strongest":
+            parts.append(-enemy.hp)
+        elif crit == "most_dangerous":
+            profile = enemy.static.profile
+            value = dangers.get(profile)
+            if value is None:
+                value = dangers[profile] = danger(profile)
+            parts.append(-value)
+        elif crit == "ranged_first":
+            parts.append(0 if any(not a.is_melee for a in enemy.attacks) else 1)
+        else:  # engaged
+            parts.append(0 if _engaged(obs, enemy) else 1)
+    parts.append(order)
+    return tuple(parts)
+
+
+def _focus_rank(focus: list[str], enemy: CombatantView) -> int:
+    name = enemy.static.profile.spec.name.casefold()
+    for i, wanted in enumerate(focus):
+        if wanted == enemy.id or wanted.casefold() == name:
+            return i
+    return len(focus)
+
+
+# -- the policy ----------------------------------------------------------------
+
+
+class StrategyPolicy:
+    """Plays a :class:`StrategySpec` (deterministic; per-fight state only for focus fire)."""
+
+    name = "strategy"
+
+    def __init__(self, spec: StrategySpec) -> None:
+        self.spec = spec
+        self._tactics: dict[str, Tactics] = {}
+        self._dangers: dict[CombatantProfile, float] = {}
+        self._fight: object = None
+        #: focus fire: the shared target of each side in the current fight
+        self._shared: dict[str, str] = {}
+
+    def tactics(self, combatant_id: str) -> Tactics:
+        hit = self._tactics.get(combatant_id)
+        if hit is None:
+            hit = self._tactics[combatant_id] = self.spec.tactics_for(combatant_id)
+        return hit
+
+    def decide(self, obs: Observation) -> TurnPlan:
+        me = obs.actor
+        t = self.tactics(me.id)
+        enemies = obs.enemies()
+        if not enemies:
+            return TurnPlan((WaitAction(),), "aucun ennemi actif")
+        if t.retreat_below_hp_pct or t.total_defense_below_hp_pct:
+            plan = self._low_hp(obs, t)
+            if plan is not None:
+                return plan
+        ranked = sorted(
+            ((_key(obs, t, e, i, self._dangers), e) for i, e in enumerate(enemies)),
+            key=lambda ke: ke[0],
+        )
+        ordered = [e for _k, e in ranked]
+        target = ordered[0]
+        if t.focus_fire:
+            target = self._shared_target(obs, target, ordered)
+        tid = target.id
+        if me.prone:  # stand up (a move action), then one attack if one can hit
+            weapon = self._weapon(obs, t, tid)
+            if weapon is not None and not me.staggered:
+                actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))
+                return TurnPlan(actions, "à terre : se relève puis attaque")
+            return TurnPlan((StandUpAction(),), "à terre : se relève")
+        if me.disabled:
+            weapon = self._weapon(obs, t, tid)
+            if weapon is not None:
+                return TurnPlan(
+                    (AttackAction(target_id=tid, weapon_id=weapon.id),),
+                    "invalide : une seule attaque",
+                )
+            if t.positioning == "hold":
+                return TurnPlan((TotalDefenseAction(),), "invalide : tient sa position")
+            return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
+        keep = t.keep_distance_ft
+        if keep and any(obs.distance_ft(e.id) < keep for e in enemies) and obs.can_withdraw():
+            return TurnPlan((WithdrawAction(),), f"garde ses distances ({keep} pieds)")
+        return self._engage(obs, t, tid, ordered)
+
+    # -- pieces of the turn ------------------------------------------------------
+    def _low_hp(self, obs: Observation, t: Tactics) -> TurnPlan | None:
+        me = obs.actor
+        pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+        retreat = t.retreat_below_hp_pct
+        if pct < retreat and not me.prone and obs.can_withdraw():
+            return TurnPlan((WithdrawAction(),), f"sous {retreat} % des pv : retraite")
+        if pct < t.total_defense_below_hp_pct:
+            return TurnPlan(
+                (TotalDefenseAction(),),
+                f"sous {t.total_defense_below_hp_pct} % des pv : défense totale",
+            )
+        return None
+
+    def _shared_target(
+        self, obs: Observation, own: CombatantView, ordered: list[CombatantView]
+    ) -> CombatantView:
+        if obs.fight_key != self._fight or self._fight is None:
+            self._fight = obs.fight_key
+            self._shared = {}
+        side = obs.actor.side
+        wanted = self._shared.get(side)
+        if wanted is not None:
+            for e in ordered:
+                if e.id == wanted:
+                    return e
+        self._shared[side] = own.id
+        return own
+
+    def _weapon(self, obs: Observation, t: Tactics, tid: str) -> AttackProfile | None:
+        """The weapon that can hit ``tid`` now, as ``engagement`` prefers it."""
+        if t.engagement == "melee" and self._has_melee(obs):
+            return obs.melee_weapon_for(tid)
+        if t.engagement == "ranged":
+            ranged = obs.ranged_weapon_for(tid)
+            if ranged is not None:
+                return ranged
+        return obs.weapon_for(tid)[0]
+
+    @staticmethod
+    def _has_melee(obs: Observation) -> bool:
+        return any(a.is_melee for a in obs.actor.attacks)
+
+    @staticmethod
+    def _has_ranged(obs: Observation) -> bool:
+        return any(not a.is_melee for a in obs.actor.attacks)
+
+    def _engage(
+        self, obs: Observation, t: Tactics, tid: str, ordered: list[CombatantView]
+    ) -> TurnPlan:
+        hold = t.positioning == "hold"
+        mode = t.engagement
+        if mode == "melee" and not self._has_melee(obs):
+            mode = "any"
+        if mode == "ranged" and not self._has_ranged(obs):
+            mode = "any"
+        actions: tuple[Action, ...]
+        if mode == "ranged":
+            ranged = obs.ranged_weapon_for(tid)
+            if ranged is not None:
+                actions = (FullAttackAction(target_id=tid, weapon_id=ranged.id),)
+                return TurnPlan(actions, "tir à outrance")
+            for enemy in ordered:
+                ranged = obs.ranged_weapon_for(enemy.id)
+                if ranged is not None:
+                    actions = (FullAttackAction(target_id=enemy.id, weapon_id=ranged.id),)
+                    return TurnPlan(actions, "tir à outrance (autre cible)")
+        melee = obs.melee_weapon_for(tid)
+        if melee is not None:
+            actions = (FullAttackAction(target_id=tid, weapon_id=melee.id),)
+            return TurnPlan(actions, "au contact : attaque à outrance")
+        if mode == "any":
+            weapon, _ = obs.weapon_for(tid)
+            if weapon is not None:
+                actions = (FullAttackAction(target_id=tid, weapon_id=weapon.id),)
+                return TurnPlan(actions, "à portée de tir")
+        if t.charge and not hold and mode != "ranged" and obs.charge(tid).ok:
+            return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
+        if mode != "ranged" and obs.can_step5_to_attack(tid):
+            actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
+            return TurnPlan(actions, "un pas de placement puis attaque à outrance")
+        if mode == "any":
+            for enemy in ordered:
+                weapon, _ = obs.weapon_for(enemy.id)
+                if weapon is not None:
+                    actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)
+                    return TurnPlan(actions, "à portée de tir")
+        if hold:
+            return self._wait_for_them(obs, "tient sa position")
+        after = obs.weapon_after_move(tid)
+        if after is not None and (mode == "any" or (mode == "melee") == after.is_melee):
+            weapon_id = None if mode == "any" else after.id  # as the heuristic: the engine's pick
+            actions = (MoveAction(target_id=tid), AttackAction(target_id=tid, weapon_id=weapon_id))
+            return TurnPlan(actions, "approche puis attaque")
+        if t.avoid_threatened:
+            path = obs.move_toward(tid)
+            if path.cells:
+                r, c = divmod(path.cells[-1], obs.map.width)
+                if obs.threatened[r][c]:
+                    return self._wait_for_them(obs, "évite les cases menacées")
+        return TurnPlan((MoveAction(target_id=tid),), "approche")
+
+    @staticmethod
+    def _wait_for_them(obs: Observation, why: str) -> TurnPlan:
+        if obs.actor.threat_reach_ft > 0:
+            ready = ReadyAction(ready_trigger="enemy_enters_reach")
+            return TurnPlan((ready,), f"{why} : prépare une attaque")
+        return TurnPlan((TotalDefenseAction(),), f"{why} : défense totale")
