@@ -238,6 +238,11 @@ class CheckMechanic:
     def __repr__(self) -> str:
         return f"CheckMechanic({self.pack}:{self.name}, {self.dice.label})"
 
+    @property
+    def where(self) -> str:
+        """French name of this mechanic for messages."""
+        return f"pack « {self.pack} », mécanique « {self.name} »"
+
     # -- rolling -------------------------------------------------------------------
     def verify_edge(self, edge: int) -> None:
         """:raises CheckError: if ``edge`` (advantage ±1, bonus dice ±n) is not
@@ -248,12 +253,11 @@ class CheckMechanic:
             if abs(edge) > self.bonus_dice:
                 what = "bonus" if edge > 0 else "pénalité"
                 raise CheckError(
-                    f"la mécanique « {self.name} » permet au plus {self.bonus_dice} dé(s) "
-                    f"{what} (demandé : {abs(edge)})"
+                    f"{self.where} : au plus {self.bonus_dice} dé(s) {what} (demandé : {abs(edge)})"
                 )
             return
         if not self.advantage:
-            raise CheckError(f"la mécanique « {self.name} » ne déclare ni avantage ni désavantage")
+            raise CheckError(f"{self.where} : ni avantage ni désavantage déclaré")
         if abs(edge) != 1:
             raise CheckError("avantage et désavantage ne se cumulent pas (±1 au plus)")
 
@@ -266,7 +270,7 @@ class CheckMechanic:
                 return lv
         known = ", ".join(lv.name for lv in self.levels) or "aucun"
         raise CheckError(
-            f"niveau de réussite inconnu « {level} » pour « {self.name} » (connus : {known})"
+            f"{self.where} : niveau de réussite inconnu « {level} » (connus : {known})"
         )
 
     def roll_dice(self, rng: Rng, edge: int) -> tuple[tuple[int, ...], int]:
@@ -477,28 +481,24 @@ class RollRecord:
         return text
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+        return {
             "kind": self.kind,
+            "mechanic": self.mechanic or None,
             "die": self.die_label,
+            "dice": list(self.dice) if self.dice else [self.natural],
+            "edge": self.edge,
             "natural": self.natural,
             "modifiers": [{"value": m.value, "source": m.source} for m in self.modifiers],
+            "comparison": "under" if self.under else "over",
             "total": self.total,
             "target": self.target,
+            "threshold": self.threshold,
             "success": self.success,
             "margin": self.margin,
             "automatic": self.automatic,
+            "level": self.level,
+            "required_level": self.required,
         }
-        if self.die:
-            out.update(
-                dice=list(self.dice),
-                comparison="under" if self.under else "over",
-                threshold=self.threshold,
-                edge=self.edge,
-                level=self.level,
-                required_level=self.required,
-                mechanic=self.mechanic,
-            )
-        return out
 
 
 def check(
