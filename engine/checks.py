@@ -331,27 +331,8 @@ class CheckMechanic:
         edge: int = 0,
         level: str | None = None,
     ) -> RollRecord:
-        """Roll one check (see :func:`check`)."""
-        if self.simple and not edge and level is None:
-            # PF1e's path: exactly the draws and arithmetic of the historical d20 check
-            natural = rng.die(self.sides)
-            total = natural
-            for mod in modifiers:
-                total += mod.value
-            if target is None:
-                return RollRecord(kind, self.sides, natural, modifiers, total, None, None, None)
-            margin = total - target
-            if natural == self.auto_success:
-                return RollRecord(
-                    kind, self.sides, natural, modifiers, total, target, True, margin, True
-                )
-            if natural == self.auto_failure:
-                return RollRecord(
-                    kind, self.sides, natural, modifiers, total, target, False, margin, True
-                )
-            return RollRecord(
-                kind, self.sides, natural, modifiers, total, target, margin >= 0, margin
-            )
+        """Roll one check on the general path (see :func:`check`, which takes a
+        short path for PF1e's single-d20 mechanics)."""
         self.verify_edge(edge)
         lv = self.level_named(level)
         raw, natural = self.roll_dice(rng, edge)
@@ -360,15 +341,15 @@ class CheckMechanic:
         total = natural if under else natural + mod_total
         label = self.dice.label
         if target is None:
+            detail = RollDetail(raw, label, under, edge, None, None, self.name)
             return RollRecord(
-                kind, self.sides, natural, modifiers, total, None, None, None, False,
-                raw, label, under, edge, None, None, self.name,
-            )  # fmt: skip
+                kind, self.sides, natural, modifiers, total, None, None, None, False, detail
+            )
         success, margin, automatic, reached = self.judge(natural, mod_total, target, lv)
+        detail = RollDetail(raw, label, under, edge, reached, level, self.name)
         return RollRecord(
-            kind, self.sides, natural, modifiers, total, target, success, margin, automatic,
-            raw, label, under, edge, reached, level, self.name,
-        )  # fmt: skip
+            kind, self.sides, natural, modifiers, total, target, success, margin, automatic, detail
+        )
 
     # -- exact probabilities ---------------------------------------------------------
     def distribution(self, edge: int = 0) -> dict[int, Fraction]:
@@ -411,17 +392,38 @@ class CheckMechanic:
 
 
 @dataclass(frozen=True, slots=True)
+class RollDetail:
+    """What a roll beyond PF1e's single d20 adds to its record.
+
+    :param dice: every die rolled, in draw order.
+    :param die: the dice rolled, as a label (``2d5``, ``d100``).
+    :param under: roll-under comparison.
+    :param edge: +1 / −1 advantage / disadvantage, ±n bonus / penalty dice.
+    :param level: success level reached (or critical label), if any.
+    :param required: success level asked for, if any.
+    :param mechanic: name of the mechanic in its pack.
+    """
+
+    dice: tuple[int, ...]
+    die: str
+    under: bool
+    edge: int
+    level: str | None
+    required: str | None
+    mechanic: str
+
+
+@dataclass(frozen=True, slots=True)
 class RollRecord:
     """An explainable roll: everything needed to say why it succeeded or failed.
 
     ``target`` is ``None`` for open rolls such as initiative; ``success`` and
     ``margin`` are then ``None`` too. ``automatic`` says when a natural result
     decided the outcome regardless of the total. ``natural`` is the kept result
-    of the dice (before modifiers); ``dice`` every die rolled, in draw order
-    (empty on the single-die path: the one die is ``natural``). Rolling over,
-    ``total`` is ``natural`` + modifiers against ``target``; rolling under
-    (``under``), ``total`` is ``natural`` against ``target`` + modifiers.
-    ``edge`` is +1 / −1 for advantage / disadvantage, ±n bonus / penalty dice.
+    of the dice (before modifiers). Rolling over, ``total`` is ``natural`` +
+    modifiers against ``target``; rolling under (``under``), ``total`` is
+    ``natural`` against ``target`` + modifiers. ``detail`` is ``None`` on PF1e's
+    single-d20 path (the one die is ``natural``), else a :class:`RollDetail`.
     """
 
     kind: str
@@ -433,13 +435,36 @@ class RollRecord:
     success: bool | None
     margin: int | None
     automatic: bool = False
-    dice: tuple[int, ...] = ()
-    die: str = ""
-    under: bool = False
-    edge: int = 0
-    level: str | None = None
-    required: str | None = None
-    mechanic: str = ""
+    detail: RollDetail | None = None
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """Every die rolled, in draw order."""
+        return self.detail.dice if self.detail is not None else (self.natural,)
+
+    @property
+    def die(self) -> str:
+        return self.detail.die if self.detail is not None else ""
+
+    @property
+    def under(self) -> bool:
+        return self.detail is not None and self.detail.under
+
+    @property
+    def edge(self) -> int:
+        return self.detail.edge if self.detail is not None else 0
+
+    @property
+    def level(self) -> str | None:
+        return self.detail.level if self.detail is not None else None
+
+    @property
+    def required(self) -> str | None:
+        return self.detail.required if self.detail is not None else None
+
+    @property
+    def mechanic(self) -> str:
+        return self.detail.mechanic if self.detail is not None else ""
 
     @property
     def modifier_total(self) -> int:
@@ -485,7 +510,7 @@ class RollRecord:
             "kind": self.kind,
             "mechanic": self.mechanic or None,
             "die": self.die_label,
-            "dice": list(self.dice) if self.dice else [self.natural],
+            "dice": list(self.dice),
             "edge": self.edge,
             "natural": self.natural,
             "modifiers": [{"value": m.value, "source": m.source} for m in self.modifiers],
@@ -520,7 +545,25 @@ def check(
         bonus / penalty dice on a d100.
     :raises CheckError: for an edge or a level the mechanic does not declare.
     """
-    return mechanic.resolve(rng, kind, modifiers, target, edge, level)
+    if not mechanic.simple or edge or level is not None:
+        return mechanic.resolve(rng, kind, modifiers, target, edge, level)
+    # PF1e's path, inlined: exactly the draws and arithmetic of the historical d20 check
+    natural = rng.die(mechanic.sides)
+    total = natural
+    for mod in modifiers:
+        total += mod.value
+    if target is None:
+        return RollRecord(kind, mechanic.sides, natural, modifiers, total, None, None, None)
+    margin = total - target
+    if natural == mechanic.auto_success:
+        return RollRecord(
+            kind, mechanic.sides, natural, modifiers, total, target, True, margin, True
+        )
+    if natural == mechanic.auto_failure:
+        return RollRecord(
+            kind, mechanic.sides, natural, modifiers, total, target, False, margin, True
+        )
+    return RollRecord(kind, mechanic.sides, natural, modifiers, total, target, margin >= 0, margin)
 
 
 def net_edge(advantages: int, disadvantages: int) -> int:

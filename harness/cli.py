@@ -593,6 +593,52 @@ def roll_cmd(
     sys.stdout.write(text)
 
 
+@app.command(
+    "audit-dice",
+    cls=FrenchCommand,
+    help=(
+        "Audit des dés : lance N jets par cas (chaque mécanique, avec et sans avantage ou "
+        "dés bonus), recalcule chaque jet depuis les dés tirés et compare la distribution "
+        "des résultats gardés à la distribution exacte (khi-deux). Statut 1 si un cas échoue."
+    ),
+)
+def audit_dice_cmd(
+    packs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pack",
+            help="Pack à auditer (répétable ; par défaut tous les packs fournis).",
+            metavar="PACK",
+        ),
+    ] = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", click_type=FrenchInt(100), help="Jets par cas.", metavar="N"),
+    ] = 200_000,
+    seed: Annotated[
+        int, typer.Option("--seed", click_type=FrenchInt(0), help="Graine du premier cas.")
+    ] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Sortie JSON.")] = False,
+) -> None:
+    from engine.audit import audit_pack
+    from engine.packs import builtin_packs, load_pack
+
+    names = packs or builtin_packs()
+    loaded = [load_pack(name) for name in names]
+    results = [r for pack in loaded for r in audit_pack(pack, samples, seed)]
+    ok = all(r.passed for r in results)
+    if as_json:
+        out = {"samples": samples, "seed": seed, "passed": ok,
+               "cases": [r.to_dict() for r in results]}  # fmt: skip
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    else:
+        from harness.rolls import render_audit
+
+        sys.stdout.write(render_audit(results, samples, seed))
+    if not ok:
+        raise typer.Exit(1)
+
+
 COMMANDS = ("simulate", "schema", "roll", "audit-dice")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.audit import AuditResult
 from engine.checks import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
@@ -287,4 +288,39 @@ def proportional_lines(pack: RulesPack, base: int, margin: int) -> str:
         f"Valeur proportionnelle : {base} × {margin} × {pct} % = "
         f"{pack.proportional(base, margin)} ; valeur modifiée : {base} + {base} × {margin} × "
         f"{pct} % = {pack.modified(base, margin)} (arrondi {ROUNDING_FR[pack.rounding]})\n"
+    )
+
+
+def _edge_fr(dice: str, edge: int) -> str:
+    if not edge:
+        return "aucun"
+    if dice == "d100":
+        return f"{abs(edge)} dé(s) {'bonus' if edge > 0 else 'pénalité'}"
+    return "avantage" if edge > 0 else "désavantage"
+
+
+def render_audit(results: list[AuditResult], samples: int, seed: int) -> str:
+    """French table of a dice audit."""
+    from harness.text import table
+
+    rows = [
+        [
+            r.pack, r.mechanic, r.dice, _edge_fr(r.dice, r.edge), str(r.mismatches),
+            f"{r.chi2:.2f}", str(r.dof), f"{r.p_value:.4f}", f"{r.alpha:.2g}",
+            "OK" if r.passed else "ÉCHEC",
+        ]
+        for r in results
+    ]  # fmt: skip
+    head = [
+        "Pack", "Mécanique", "Dés", "Avantage / dés bonus", "Recalculs faux", "χ²", "ddl",
+        "p", "Seuil", "Verdict",
+    ]  # fmt: skip
+    failed = sum(not r.passed for r in results)
+    verdict = "RÉUSSI" if not failed else f"ÉCHEC ({failed} cas sur {len(results)})"
+    return (
+        f"Audit des dés : {samples} jets par cas, graine {seed} ; chaque jet est recalculé "
+        "depuis les dés tirés, la distribution des résultats gardés est comparée à la "
+        "distribution exacte (khi-deux, seuil 0,001 partagé entre les cas d'un pack).\n"
+        + "\n".join(table(head, rows, right={4, 5, 6, 7, 8}))
+        + f"\nRésultat : {verdict}\n"
     )
