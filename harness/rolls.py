@@ -240,13 +240,14 @@ def explain_roll(
             value += (
                 f", avec les modificateurs {_sum(rec.target, rec.modifier_total)} = {threshold}"
             )
-        lines.append(f"Valeur : {value} (réussir avec {mechanic.dice.label} ≤ {threshold})")
-        if rec.required is not None:
-            lv = mechanic.level_named(rec.required)
-            assert lv is not None
+        lv = mechanic.level_named(rec.required)
+        if lv is None:
+            lines.append(f"Valeur : {value} (réussir avec {mechanic.dice.label} ≤ {threshold})")
+        else:
+            lines.append(f"Valeur : {value}")
             lines.append(
-                f"Niveau demandé : {rec.required} (≤ {threshold} / {lv.divisor}, arrondi à "
-                f"l'inférieur = {threshold // lv.divisor})"
+                f"Niveau demandé : {rec.required} (réussir avec {mechanic.dice.label} ≤ "
+                f"{threshold} / {lv.divisor}, arrondi à l'inférieur = {threshold // lv.divisor})"
             )
         lines.append(f"Résultat : {rec.natural}")
     else:

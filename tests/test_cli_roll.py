@@ -68,7 +68,9 @@ def test_roll_coc_bonus_die_and_level(capsys: pytest.CaptureFixture[str]) -> Non
 
     kept = min(value(tens), value(extra))
     assert f"gardé {kept} (le plus bas)" in out
-    assert "Niveau demandé : difficile (≤ 60 / 2, arrondi à l'inférieur = 30)" in out
+    assert (
+        "Niveau demandé : difficile (réussir avec d100 ≤ 60 / 2, arrondi à l'inférieur = 30)" in out
+    )
     assert f"Résultat : {kept}\n" in out
     assert ("RÉUSSITE" in out) is (kept <= 30)
 
