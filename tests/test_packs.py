@@ -7,14 +7,18 @@ of those exact values.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from fractions import Fraction
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.checks import CRITICAL_FAILURE, CRITICAL_SUCCESS, CheckError, Modifier, check, net_edge
 from engine.errors import DataError
-from engine.packs import D20_ATTACK, PF1E, builtin_packs, load_pack, parse_pack
+from engine.packs import D20_ATTACK, PACK_DIR, PF1E, builtin_packs, load_pack, parse_pack
 from engine.rng import ScriptedRng, SeededRng
 
 N = 20_000
@@ -253,3 +257,50 @@ def test_doctests() -> None:
 
     for module in (engine.checks, engine.packs):
         assert doctest.testmod(module).failed == 0
+
+
+# -- property: mutated packs load or raise DataError, nothing else --------------------------
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-200, 200) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _paths(doc: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out = [prefix]
+    if isinstance(doc, dict):
+        for k, v in doc.items():  # pyright: ignore[reportUnknownVariableType]
+            out += _paths(v, (*prefix, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):  # pyright: ignore[reportUnknownVariableType]
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(builtin_packs()), st.data())
+def test_mutated_packs_raise_only_data_errors(name: str, data: st.DataObject) -> None:
+    doc = yaml.safe_load((PACK_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+    paths = _paths(doc)[1:]
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths))
+        node = doc
+        for key in path[:-1]:
+            node = node[key]  # type: ignore[index]
+        if data.draw(st.booleans()) and isinstance(node, dict):
+            node.pop(path[-1], None)  # type: ignore[union-attr]
+        else:
+            with contextlib.suppress(IndexError, KeyError, TypeError):
+                node[path[-1]] = data.draw(_JSON)  # type: ignore[index]
+        paths = _paths(doc)[1:] or [()]
+        if paths == [()]:
+            break
+    try:
+        pack = parse_pack(yaml.safe_dump(doc, allow_unicode=True), "mutant.yaml")
+    except DataError:
+        return
+    for mech in pack.mechanics.values():  # a pack that loads can be rolled
+        check(SeededRng(1), mech, "check", (), 5)
