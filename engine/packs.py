@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import Field, field_validator, model_validator
 
 from engine.checks import (
@@ -36,6 +37,7 @@ from engine.checks import (
 from engine.errors import DataError, suggestion
 from engine.validation import StrictModel, load_yaml, read_text, validate
 
+_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 DEFAULT_PACK = "pf1e"
 _NDM = re.compile(r"^([1-9][0-9]?)?d([1-9][0-9]{0,3})$")
@@ -408,7 +410,9 @@ def load_pack(name: str) -> RulesPack:
         raise DataError(f"pack de règles inconnu « {name} »{suggestion(name, known)}"
                         f" (disponibles : {', '.join(known)})")  # fmt: skip
     path = PACK_DIR / f"{name}.yaml"
-    pack = parse_pack(path.read_text(encoding="utf-8"), f"{name}.yaml")
+    # shipped files: libyaml's loader when present (the engine compiles pf1e at import)
+    data: object = yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER)
+    pack = compile_pack(validate(PackSpec, data, f"{name}.yaml"), f"{name}.yaml")
     if pack.id != name:
         raise DataError(f"le fichier déclare l'identifiant « {pack.id} »", source=f"{name}.yaml")
     return pack
