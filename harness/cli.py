@@ -646,6 +646,10 @@ def _prepare(argv: list[str]) -> list[str]:
     """Route the bare form to ``simulate`` and pack ``--side NAME FILE…`` into one value."""
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["simulate", *argv]
+    if argv[0] == "roll":
+        # a roll expression may start with a penalty (« -2 (malus) vs 10 »): a leading
+        # space keeps click from reading it as an option (the parser skips spaces)
+        argv = [" " + a if len(a) > 1 and a[0] == "-" and a[1].isdigit() else a for a in argv]
     out: list[str] = []
     i = 0
     while i < len(argv):

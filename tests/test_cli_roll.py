@@ -113,3 +113,11 @@ def test_roll_errors_are_french(
     assert out == ""
     assert err.startswith(PREFIX) and message in err, err
     assert "Traceback" not in err
+
+
+def test_roll_expression_may_start_with_a_penalty(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run(capsys, ["roll", "-2 (malus) vs 10", "--seed", "1", "--json"])
+    assert rc == 0, err
+    roll = json.loads(out)["roll"]
+    assert roll["modifiers"] == [{"value": -2, "source": "malus"}]
+    assert roll["total"] == SeededRng(1).die(20) - 2
