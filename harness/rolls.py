@@ -91,6 +91,8 @@ def parse_roll(text: str, pack: RulesPack, mechanic: CheckMechanic) -> RollReque
         if m.group("mod") is not None:
             value = int(m.group("mod").replace(" ", ""))
             if expect_target:
+                if target is not None:
+                    raise RollSyntaxError(f"deux cibles dans le jet (« {value} »)")
                 target, expect_target = value, False
                 continue
             source = (m.group("src") or "").strip() or "modificateur"
@@ -99,10 +101,14 @@ def parse_roll(text: str, pack: RulesPack, mechanic: CheckMechanic) -> RollReque
         word = m.group("word").lower()
         if expect_target:
             expect_target = False
+            if target is not None:
+                raise RollSyntaxError(f"deux cibles dans le jet (« {word} »)")
             number = _int(word)
             if number is not None:
                 target = number
                 continue
+            if re.fullmatch(r"-?\d+", word):
+                raise RollSyntaxError(f"nombre trop grand « {word} » (six chiffres au plus)")
             if word not in pack.difficulties:
                 pack.difficulty(word)  # raises the French error with the known names
             value = pack.difficulties[word]
@@ -126,6 +132,8 @@ def parse_roll(text: str, pack: RulesPack, mechanic: CheckMechanic) -> RollReque
         elif word in pack.difficulties:
             value = pack.difficulties[word]
             if isinstance(value, str):
+                if level is not None:
+                    raise RollSyntaxError(f"deux niveaux de réussite dans le jet (« {word} »)")
                 level, difficulty = value, word
             elif target is None:
                 target, difficulty = value, word

@@ -103,6 +103,10 @@ def test_roll_advantage_named_difficulty(capsys: pytest.CaptureFixture[str]) -> 
         (["roll", "vs 10", "--type", "attaque"], "pas de jet « attaque »"),
         (["roll", "vs 10", "--base", "40"], "pas de valeurs proportionnelles"),
         (["roll", "vs 10", "--pack", "nulle/part.yaml"], "fichier introuvable"),
+        (["roll", "vs 5 vs 6"], "deux cibles"),
+        (["roll", "sous 60 difficile extrême", "--pack", "coc7-lite"], "deux niveaux"),
+        (["roll", "vs 99999999"], "nombre trop grand"),
+        (["roll", "+2 (a (b)) vs 5"], "caractère inattendu"),
     ],
 )
 def test_roll_errors_are_french(
