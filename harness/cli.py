@@ -291,9 +291,40 @@ def simulate_cmd(
             metavar="CASSETTE",
         ),
     ] = None,
+    narrate: Annotated[
+        bool,
+        typer.Option(
+            "--narrate",
+            help=(
+                "Ajoute « Analyse » : un texte rédigé par un modèle de langage à partir des "
+                "faits calculés, vérifié (repli sur un gabarit déterministe)."
+            ),
+        ),
+    ] = False,
+    narrator_model: Annotated[
+        str,
+        typer.Option(
+            "--narrator-model",
+            help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
+            "openai:MODELE ou replay:CASSETTE.json.",
+            metavar="MODEL",
+        ),
+    ] = "local",
+    html_path: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            help="Écrit aussi un rapport HTML autonome (tableaux, graphiques, analyse) dans PATH.",
+            metavar="PATH",
+        ),
+    ] = None,
 ) -> None:
     if base_url is not None:
         os.environ["OPENAI_BASE_URL"] = base_url  # read by openai:… models, workers included
+    if narrate:
+        from harness.reporter import check_model_spec
+
+        check_model_spec(narrator_model)  # a typo fails before the fights, not after
     setup = _setup(map_path, side, encounter_path, policy)
     runs = runs if runs is not None else setup.runs
     seed = seed if seed is not None else setup.seed
@@ -367,6 +398,9 @@ def simulate_cmd(
     # The report is printed first: a file that cannot be written never costs the results.
     sys.stdout.write("\n".join(out))
     sys.stdout.flush()
+    story = _narrate(report, narrator_model) if narrate else None
+    if html_path is not None:
+        _write_html(html_path, report, story)
     if json_path is not None:
         try:
             Path(json_path).write_text(
@@ -639,7 +673,72 @@ def audit_dice_cmd(
         raise typer.Exit(1)
 
 
-COMMANDS = ("simulate", "schema", "roll", "audit-dice")
+@app.command(
+    "report",
+    cls=FrenchCommand,
+    help=(
+        "Relit un objet statistique enregistré (--json) : imprime le rapport et son analyse "
+        "rédigée, et écrit le rapport HTML avec --html."
+    ),
+)
+def report_cmd(
+    path: Annotated[
+        str, typer.Argument(help="Fichier JSON pf1e-sim/report@1 (--json).", metavar="STATS")
+    ],
+    narrator_model: Annotated[
+        str,
+        typer.Option(
+            "--narrator-model",
+            help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
+            "openai:MODELE ou replay:CASSETTE.json.",
+            metavar="MODEL",
+        ),
+    ] = "local",
+    html_path: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            help="Écrit aussi un rapport HTML autonome (tableaux, graphiques, analyse) dans PATH.",
+            metavar="PATH",
+        ),
+    ] = None,
+    no_narrative: Annotated[
+        bool,
+        typer.Option("--no-narrate", help="Sans l'analyse rédigée."),
+    ] = False,
+) -> None:
+    from harness.reporter import load_report
+
+    report = load_report(path)
+    sys.stdout.write(render_report(report))
+    sys.stdout.flush()
+    story = None if no_narrative else _narrate(report, narrator_model)
+    if html_path is not None:
+        _write_html(html_path, report, story)
+
+
+def _narrate(report: dict[str, Any], spec: str) -> Any:
+    """Print the « Analyse » section; returns the narrative (for the HTML report)."""
+    from harness.narrative import narrate, render_narrative
+    from harness.reporter import open_narrator
+
+    model, unavailable = open_narrator(spec)
+    story = narrate(report, model, unavailable=unavailable)
+    sys.stdout.write("\n" + render_narrative(story))
+    sys.stdout.flush()
+    return story
+
+
+def _write_html(path: str, report: dict[str, Any], story: Any) -> None:
+    from harness.html import render_html
+
+    try:
+        Path(path).write_text(render_html(report, story), encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+
+
+COMMANDS = ("simulate", "schema", "report", "roll", "audit-dice")
 
 
 def _prepare(argv: list[str]) -> list[str]:

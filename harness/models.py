@@ -225,15 +225,16 @@ class LlamaCppModel:
         )
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        # A prefill only makes sense with the grammar written for what follows it.
+        # A prefill only makes sense with the grammar written for what follows it,
+        # or for free text that continues it (a request with stop strings).
         split = request.grammar is not None
-        prefill = request.prefill if split else ""
+        prefill = request.prefill if split or request.stop else ""
         prompt = chatml(request.messages, prefill)
         start = time.perf_counter()
         try:
             grammar = self._grammar(request)
             text, tokens_in, reused, tokens_out = self._run(
-                prompt, request, grammar, request.max_tokens, ["<|im_end|>"]
+                prompt, request, grammar, request.max_tokens, ["<|im_end|>", *request.stop]
             )
             answer = prefill + text
             if split and request.free_field is not None:
@@ -375,6 +376,10 @@ class OpenAIModel:
         }
         if fmt is not None:
             kwargs["response_format"] = fmt
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+            if request.prefill:  # servers that continue a final assistant message
+                kwargs["messages"].append({"role": "assistant", "content": request.prefill})
         try:
             return self._client.chat.completions.create(**kwargs)
         except self._openai.InternalServerError:
@@ -409,8 +414,11 @@ class OpenAIModel:
             status = getattr(err, "status_code", None)
             raise ModelError(f"{type(err).__name__} (HTTP {status})") from None
         usage = getattr(out, "usage", None)
+        text = out.choices[0].message.content or ""
+        if request.stop and request.prefill and not text.startswith(request.prefill):
+            text = request.prefill + text
         return ChatResponse(
-            out.choices[0].message.content or "",
+            text,
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
             time.perf_counter() - start,

@@ -73,9 +73,11 @@ class ChatRequest:
     prefill: str = ""
     grammar: str | None = None
     free_field: tuple[str, int] | None = None
+    #: strings that end the answer (not included in it), besides the end of turn
+    stop: tuple[str, ...] = ()
 
     def key(self, model_id: str) -> str:
-        payload = {
+        payload: dict[str, Any] = {
             "model": model_id,
             "messages": [[m.role, m.content] for m in self.messages],
             "schema": self.json_schema,
@@ -86,6 +88,8 @@ class ChatRequest:
             "temperature": self.temperature,
             "seed": self.seed,
         }
+        if self.stop:  # only when set: the keys of older cassettes stay valid
+            payload["stop"] = list(self.stop)
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -5,7 +5,7 @@ plays a few LLM decisions through the ``openai:`` provider while vcrpy records
 every exchange, then stops the server by its PID.
 
     uv sync --extra llm --extra qwen-0.5b --extra server
-    uv run python scripts/record_http_cassettes.py
+    uv run python scripts/record_http_cassettes.py [tactics] [narrative]
 
 Requests are matched on method, path and JSON body; the ``authorization``
 header is filtered out, so no key ever reaches a cassette.
@@ -41,6 +41,9 @@ CASSETTE = ROOT / "cassettes" / "http_llama_server_qwen05.yaml"
 #: a token budget too small for the JSON answer: the server's real, truncated
 #: answers, then the retry and the heuristic fallback
 TRUNCATED = ROOT / "cassettes" / "http_truncated_qwen05.yaml"
+#: the narrator (issue 5) over the same server: one report object of tests/reports/
+NARRATIVE = ROOT / "cassettes" / "http_narrative_qwen05.yaml"
+NARRATED_REPORT = ROOT / "tests" / "reports" / "ecrasant.json"
 SEEDS = (1, 2)
 ROUND_CAP = 3
 TRUNCATED_MAX_TOKENS = 4
@@ -90,7 +93,15 @@ def play(
     return policy, results
 
 
+def narrate_report(model: OpenAIModel):
+    """The narrative recorded in (and replayed from) the narrator's HTTP cassette."""
+    from harness.narrative import narrate
+
+    return narrate(json.loads(NARRATED_REPORT.read_text(encoding="utf-8")), model)
+
+
 def main() -> None:
+    only = sys.argv[1:]  # names among « tactics », « narrative » (default: all)
     gguf = assemble(EMBEDDED["qwen-0.5b"])
     server = subprocess.Popen(
         [
@@ -115,10 +126,19 @@ def main() -> None:
             (CASSETTE, {}),
             (TRUNCATED, {"seeds": (1,), "round_cap": 1, "max_tokens": TRUNCATED_MAX_TOKENS}),
         ):
+            if only and "tactics" not in only:
+                break
             path.unlink(missing_ok=True)
             with recorder("all").use_cassette(str(path)):
                 policy, _ = play(OpenAIModel("qwen-0.5b", base_url=BASE), **kwargs)
             print(f"{path.relative_to(ROOT)}: {policy.telemetry.to_dict()}")
+        if not only or "narrative" in only:
+            NARRATIVE.unlink(missing_ok=True)
+            with recorder("all").use_cassette(str(NARRATIVE)):
+                story = narrate_report(OpenAIModel("qwen-0.5b", base_url=BASE))
+            print(f"{NARRATIVE.relative_to(ROOT)}: {story.path}, {story.model_calls} appels")
+            for r in story.rejections:
+                print(f"  rejet {r.fact}: {r.reason} | {r.text}")
     finally:
         server.terminate()
         try:

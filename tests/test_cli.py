@@ -544,3 +544,51 @@ def test_console_script_exit_codes() -> None:
     assert bad.returncode == 2
     assert bad.stderr.startswith(PREFIX) and bad.stderr.count("\n") == 1
     assert "Traceback" not in bad.stderr
+
+
+# -- the reporter: « Analyse », report command, errors ------------------------------------------
+def test_narrate_without_an_available_model_prints_the_template_and_why(capsys, monkeypatch):
+    import harness.reporter
+    from harness.models import ModelSetupError
+
+    def missing(spec, **_kw):
+        raise ModelSetupError("le paquet « llama_cpp » manque : uv sync --extra llm")
+
+    monkeypatch.setattr(harness.reporter, "open_model", missing)
+    code = main([*QUICK, "--runs", "20", "--narrate"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    analysis = out.split("=== Analyse ===\n", 1)[1]
+    assert analysis.startswith("La rencontre est")
+    assert "Rédaction : gabarit déterministe (modèle local indisponible" in analysis
+    assert "uv sync --extra llm" in analysis
+
+
+def test_unknown_narrator_model_fails_before_the_fights(capsys):
+    code = main([*QUICK, "--narrate", "--narrator-model", "gpt4"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == (
+        "pf1e-sim: erreur : modèle inconnu « gpt4 » (formes : local, local:qwen-0.5b, "
+        "gguf:CHEMIN, openai:MODELE, replay:CHEMIN)\n"
+    )
+
+
+def test_report_command_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"schema": "autre"}', encoding="utf-8")
+    assert main(["report", str(bad)]) == 2
+    assert "ce n'est pas un objet statistique pf1e-sim/report@1" in capsys.readouterr()[1]
+    assert main(["report", str(tmp_path / "absent.json")]) == 2
+    assert "lecture impossible" in capsys.readouterr()[1]
+    bad.write_text("{", encoding="utf-8")
+    assert main(["report", str(bad)]) == 2
+    assert "JSON invalide" in capsys.readouterr()[1]
+
+
+def test_saved_report_round_trips_through_the_report_command(tmp_path, capsys):
+    stats = tmp_path / "stats.json"
+    assert main([*QUICK, "--runs", "20", "--json", str(stats)]) == 0
+    printed = capsys.readouterr()[0]
+    assert main(["report", str(stats), "--no-narrate"]) == 0
+    assert capsys.readouterr()[0] == printed

@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from record_http_cassettes import (  # noqa: E402
     BASE,
     CASSETTE,
+    NARRATIVE,
     TRUNCATED,
     TRUNCATED_MAX_TOKENS,
     encounter,
@@ -91,7 +92,7 @@ def test_a_truncated_server_answer_is_retried_then_replaced_by_the_heuristic():
     assert any("repli heuristique (invalid_output)" in m for _r, _a, m, _x in log)
 
 
-@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED])
+@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED, NARRATIVE])
 def test_no_credentials_in_the_cassettes(path):
     text = path.read_text(encoding="utf-8").lower()
     assert "authorization" not in text and "bearer" not in text
@@ -106,3 +107,24 @@ def test_unreachable_server_is_a_counted_fallback():
     )
     assert policy.telemetry.fallbacks.get("model_error") == 1
     assert result.rounds >= 1
+
+
+def test_the_narrator_over_llama_cpp_server_falls_back_to_the_template():
+    # Recorded against a real llama_cpp.server: the OpenAI chat API has no way to
+    # continue a trailing assistant message, so the server opens a new answer and
+    # restates the fact's sentence instead of ending it after « , ce qui ». The
+    # checker refuses both attempts and the deterministic template is printed.
+    from record_http_cassettes import narrate_report
+
+    model = OpenAIModel("qwen-0.5b", base_url=BASE)
+    with recorder("none").use_cassette(str(NARRATIVE)) as cassette:
+        story = narrate_report(model)
+        requests = [json.loads(r.body) for r in cassette.requests]
+        assert cassette.play_count == len(requests) == 2
+    assert all(r["messages"][-1]["role"] == "assistant" for r in requests)
+    assert all(r["messages"][-1]["content"].endswith(", ce qui") for r in requests)
+    assert story.path == "gabarit" and story.model_calls == 2
+    assert [r.fact for r in story.rejections] == ["verdict", "verdict"]
+    assert all(not r.text.startswith(",") for r in story.rejections)  # a restart, not an end
+    assert "rejeté deux fois" in (story.reason or "")
+    assert story.lines and not any("{" in line for line in story.lines)  # filled template

@@ -29,3 +29,13 @@ def test_encounter_examples_run(name, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["--encounter", f"data/encounters/{name}.yaml", "--runs", "20"]) == 0
     assert "=== Rapport d'équilibrage ===" in capsys.readouterr()[0]
+
+
+def test_narrative_example_matches_its_replay(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"```sh\n(uv run pf1e-sim report [^\n]+replay:[^\n]+)\n```", readme)
+    assert command is not None
+    assert main(command.group(1).split()[3:]) == 0
+    analysis = capsys.readouterr()[0].split("\n=== Analyse ===\n", 1)[1]
+    assert "```\n=== Analyse ===\n" + analysis + "```" in readme

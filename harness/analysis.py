@@ -1,0 +1,549 @@
+"""Deterministic analysis of a report object: the facts worth saying, each with an id.
+
+The narrative (template or LLM, see :mod:`harness.narrative`) is built from these
+facts only. Every fact carries:
+
+* ``opening`` — the fixed start of its sentence: the verdict word, the side or
+  the combatant it is about. Neither the template nor the model can change it;
+* ``rest`` — the end of the sentence in the deterministic template narrative;
+* ``placeholders`` — the names (``{taux_players}``…) the sentence may use for its
+  numbers, filled from the report object after generation;
+* ``subjects`` — the sides and combatants the sentence may name.
+
+Numbers never appear in a fact's text: only placeholders, whose values are
+formatted from the report object as the terminal report prints them.
+
+Thresholds are named settings (:class:`Thresholds`), documented field by field.
+
+>>> from harness.analysis import analyse
+>>> report = {"runs": 100, "round_cap": 100, "seed": 1, "map": "m", "options": {},
+...     "sides": [{"name": "a", "combatants": 1, "wins": 80, "rate": 0.8,
+...                "band_3sigma": [0.68, 0.92]},
+...               {"name": "b", "combatants": 1, "wins": 20, "rate": 0.2,
+...                "band_3sigma": [0.08, 0.32]}],
+...     "draws": {"count": 0, "rate": 0.0, "band_3sigma": [0.0, 0.0], "round_cap": 0,
+...               "mutual_knockout": 0},
+...     "rounds": {"mean": 4.0, "distribution": {"4": 100}}, "combatants": []}
+>>> analyse(report).verdict
+'desequilibre'
+>>> [f.id for f in analyse(report).facts][:2]
+['verdict', 'precision']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.report import pct
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Named settings of the analysis (rates are fractions of all fights)."""
+
+    #: win-rate gap between the favoured side and the next one above which the
+    #: imbalance is called « nette » (clear)
+    clear_margin: float = 0.20
+    #: gap above which it is called « écrasante » (crushing)
+    crushing_margin: float = 0.50
+    #: half-width of a side's 3σ band above which the verdict is called fragile
+    #: and more runs are advised
+    wide_band: float = 0.10
+    #: draw rate from which draws are « fréquents »
+    draws_frequent: float = 0.10
+    #: mean fight length (rounds) at or below which fights are « courts »
+    short_rounds: float = 3.0
+    #: mean fight length (rounds) at or above which fights are « longs »
+    long_rounds: float = 8.0
+    #: share of fights a combatant of the favoured (or leading) side ends out of
+    #: the fight from which it is called exposed
+    exposed_down: float = 0.30
+    #: share of all damage dealt below which a side's attrition is one-sided
+    one_sided_share: float = 0.15
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+BALANCED = "equilibre"
+UNBALANCED = "desequilibre"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One thing worth saying, with its anchored opening and allowed placeholders."""
+
+    id: str
+    #: what kind of claim (verdict, draws, length, carry, exposed, one_sided,
+    #: inactive, outsider, precision, lever)
+    kind: str
+    opening: str
+    rest: str
+    #: what the sentence should say, for the model (French, no number)
+    hint: str
+    placeholders: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+    @property
+    def template(self) -> str:
+        """The whole sentence of the template narrative."""
+        return f"{self.opening}{self.rest}"
+
+    @property
+    def head(self) -> str:
+        """The fixed part of the model's line: the template sentence, open for a last clause."""
+        return self.template.rstrip(".") + ", ce qui"
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The facts of a report, the computed verdict and every placeholder's value."""
+
+    facts: tuple[Fact, ...]
+    #: ``equilibre`` or ``desequilibre``
+    verdict: str
+    #: the side favoured by the verdict (None when balanced)
+    favoured: str | None
+    #: every side and combatant name the report knows (for the checker)
+    sides: tuple[str, ...]
+    combatants: tuple[str, ...]
+    #: placeholder name → value as printed (``92.0%``, ``[89.4%, 94.6%]``, ``6.0``…)
+    values: dict[str, str] = field(default_factory=dict)
+    #: placeholder name → what it stands for (French, for the model)
+    meanings: dict[str, str] = field(default_factory=dict)
+    #: length of fights: ``courts``, ``moyens`` or ``longs``
+    length: str = "moyens"
+    #: draws: ``aucun``, ``rares`` or ``frequents``
+    draws: str = "aucun"
+
+
+def slug(name: str) -> str:
+    """A placeholder-safe form of a side or combatant name.
+
+    >>> slug("goblin-2")
+    'goblin_2'
+    """
+    out = re.sub(r"[^a-z0-9_]", "_", name.lower())
+    return out if out and not out[0].isdigit() else f"x_{out}"
+
+
+def _band(lo: float, hi: float) -> str:
+    return f"[{pct(lo)}, {pct(hi)}]"
+
+
+def _side_list(names: list[str]) -> str:
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " et " + names[-1]
+
+
+def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Analysis:
+    """The facts of ``report`` (a ``pf1e-sim/report@1`` object), in reading order."""
+    t = thresholds
+    sides: list[dict[str, Any]] = report["sides"]
+    combatants: list[dict[str, Any]] = report["combatants"]
+    draws = report["draws"]
+    rounds = report["rounds"]
+    runs: int = report["runs"]
+    values: dict[str, str] = {
+        "combats": str(runs),
+        "plafond": str(report["round_cap"]),
+        "nuls_taux": pct(draws["rate"]),
+        "nuls_nombre": str(draws["count"]),
+        "nuls_plafond": str(draws["round_cap"]),
+        "nuls_ko_mutuel": str(draws["mutual_knockout"]),
+        "rounds_moyens": f"{rounds['mean']:.1f}",
+    }
+    for s in sides:
+        k = slug(s["name"])
+        values[f"taux_{k}"] = pct(s["rate"])
+        values[f"victoires_{k}"] = str(s["wins"])
+        values[f"bande_{k}"] = _band(*s["band_3sigma"])
+        values[f"effectif_{k}"] = str(s["combatants"])
+    for c in combatants:
+        k = slug(c["id"])
+        values[f"degats_{k}"] = f"{c['damage_dealt_mean']:.1f}"
+        values[f"subis_{k}"] = f"{c['damage_taken_mean']:.1f}"
+        values[f"hors_combat_{k}"] = pct(c["down_mean"])
+        values[f"morts_{k}"] = pct(c["dead_mean"])
+        values[f"touches_{k}"] = f"{c['hits_mean']:.2f}"
+    dist = {int(k): v for k, v in rounds["distribution"].items()}
+    if dist:
+        values["rounds_min"] = str(min(dist))
+        values["rounds_max"] = str(max(dist))
+        values["rounds_median"] = str(_median(dist))
+    side_names = [s["name"] for s in sides]
+    meanings = _meanings(report)
+    facts: list[Fact] = []
+
+    # -- verdict, from the 3σ bands -------------------------------------------
+    ranked = sorted(sides, key=lambda s: (-s["rate"], side_names.index(s["name"])))
+    top = ranked[0]
+    others = ranked[1:]
+    separated = bool(others) and all(top["band_3sigma"][0] > o["band_3sigma"][1] for o in others)
+    all_ph = tuple(
+        p for s in sides for p in (f"taux_{slug(s['name'])}", f"bande_{slug(s['name'])}")
+    )
+    favoured: str | None = None
+    if separated:
+        favoured = str(top["name"])
+        gap = top["rate"] - others[0]["rate"]
+        degree = (
+            "écrasante"
+            if gap >= t.crushing_margin
+            else "nette"
+            if gap >= t.clear_margin
+            else "légère"
+        )
+        ft = slug(top["name"])
+        rest_others = " ; ".join(
+            f"{o['name']} {{taux_{slug(o['name'])}}} (bande {{bande_{slug(o['name'])}}})"
+            for o in others
+        )
+        facts.append(
+            Fact(
+                "verdict",
+                "verdict",
+                f"La rencontre est déséquilibrée, avec une avance {degree} en faveur de {favoured}",
+                f" : {favoured} gagne {{taux_{ft}}} des combats (bande 3σ {{bande_{ft}}}), "
+                f"contre {rest_others}.",
+                f"{favoured} gagne plus souvent que les autres camps ; les intervalles de "
+                "confiance ne se recouvrent pas.",
+                all_ph,
+                tuple(side_names),
+            )
+        )
+        verdict = UNBALANCED
+    else:
+        names = _side_list(side_names)
+        listing = " ; ".join(
+            f"{s['name']} {{taux_{slug(s['name'])}}} (bande {{bande_{slug(s['name'])}}})"
+            for s in sides
+        )
+        facts.append(
+            Fact(
+                "verdict",
+                "verdict",
+                f"La rencontre est équilibrée entre {names}",
+                f" : aucun camp ne se détache au-delà des bandes 3σ ({listing}).",
+                "les intervalles de confiance des camps se recouvrent : aucun camp ne "
+                "l'emporte significativement.",
+                all_ph,
+                tuple(side_names),
+            )
+        )
+        verdict = BALANCED
+
+    # -- a clear outsider among 3+ sides --------------------------------------
+    if len(sides) >= 3:
+        bottom = ranked[-1]
+        if all(bottom["band_3sigma"][1] < o["band_3sigma"][0] for o in ranked[:-1]):
+            b = slug(bottom["name"])
+            facts.append(
+                Fact(
+                    "outsider",
+                    "outsider",
+                    f"Le camp {bottom['name']} est nettement distancé",
+                    f" : il ne gagne que {{taux_{b}}} des combats.",
+                    f"{bottom['name']} gagne moins souvent que chacun des autres camps.",
+                    (f"taux_{b}", f"bande_{b}", f"victoires_{b}"),
+                    (bottom["name"],),
+                )
+            )
+
+    # -- how sure the verdict is ------------------------------------------------
+    half = max(((s["band_3sigma"][1] - s["band_3sigma"][0]) / 2 for s in sides), default=0.0)
+    fragile = half > t.wide_band
+    if fragile:
+        facts.append(
+            Fact(
+                "precision",
+                "precision",
+                "Le verdict reste fragile",
+                " : avec {combats} combats seulement, les bandes 3σ sont larges.",
+                "trop peu de combats simulés : les intervalles de confiance sont larges, le "
+                "verdict est à confirmer.",
+                ("combats",),
+                (),
+            )
+        )
+
+    # -- decisiveness: draws and length ------------------------------------------
+    if draws["count"] == 0:
+        draw_level = "aucun"
+        facts.append(
+            Fact(
+                "nuls",
+                "draws",
+                "Aucun combat ne se termine par un nul",
+                " : chaque combat désigne un vainqueur.",
+                "aucun match nul : chaque combat a un vainqueur.",
+                ("nuls_taux", "nuls_nombre"),
+                (),
+            )
+        )
+    elif draws["rate"] >= t.draws_frequent:
+        draw_level = "frequents"
+        cause = (
+            "du plafond de rounds"
+            if draws["round_cap"] >= draws["mutual_knockout"]
+            else "de mises hors de combat simultanées"
+        )
+        facts.append(
+            Fact(
+                "nuls",
+                "draws",
+                "Les nuls sont fréquents",
+                f" : {{nuls_taux}} des combats, surtout à cause {cause}.",
+                f"beaucoup de combats finissent sans vainqueur, surtout à cause {cause}.",
+                ("nuls_taux", "nuls_nombre", "nuls_plafond", "nuls_ko_mutuel", "plafond"),
+                (),
+            )
+        )
+    else:
+        draw_level = "rares"
+        facts.append(
+            Fact(
+                "nuls",
+                "draws",
+                "Les nuls restent rares",
+                " : {nuls_taux} des combats ({nuls_nombre}).",
+                "quelques combats seulement finissent sans vainqueur.",
+                ("nuls_taux", "nuls_nombre", "nuls_plafond", "nuls_ko_mutuel"),
+                (),
+            )
+        )
+    mean = rounds["mean"]
+    if mean <= t.short_rounds:
+        length, word = "courts", "courts"
+    elif mean >= t.long_rounds:
+        length, word = "longs", "longs"
+    else:
+        length, word = "moyens", "de durée moyenne"
+    spread = " (de {rounds_min} à {rounds_max} rounds)" if dist else ""
+    facts.append(
+        Fact(
+            "duree",
+            "length",
+            f"Les combats sont {word}",
+            f" : {{rounds_moyens}} rounds en moyenne{spread}.",
+            f"les combats sont {word}.",
+            ("rounds_moyens", "rounds_min", "rounds_max", "rounds_median")
+            if dist
+            else ("rounds_moyens",),
+            (),
+        )
+    )
+
+    # -- attrition: who carries the fight, who falls ------------------------------
+    lead_side = favoured or top["name"]
+    if combatants:
+        total_damage = sum(c["damage_dealt_mean"] for c in combatants)
+        carrier = max(combatants, key=lambda c: (c["damage_dealt_mean"], -combatants.index(c)))
+        if carrier["damage_dealt_mean"] > 0:
+            k = slug(carrier["id"])
+            facts.append(
+                Fact(
+                    "porteur",
+                    "carry",
+                    f"{carrier['id']} ({carrier['side']}) porte le combat",
+                    f" : {{degats_{k}}} points de dégâts infligés par combat en moyenne, "
+                    "le plus haut total de la rencontre.",
+                    f"{carrier['id']}, du camp {carrier['side']}, inflige le plus de dégâts "
+                    "de tous les combattants.",
+                    (f"degats_{k}", f"touches_{k}", f"subis_{k}"),
+                    (carrier["id"], carrier["side"]),
+                )
+            )
+        mine = [c for c in combatants if c["side"] == lead_side]
+        if mine:
+            exposed = max(mine, key=lambda c: (c["down_mean"], -mine.index(c)))
+            if exposed["down_mean"] >= t.exposed_down:
+                k = slug(exposed["id"])
+                facts.append(
+                    Fact(
+                        "expose",
+                        "exposed",
+                        f"Dans le camp {lead_side}, {exposed['id']} tombe le plus souvent",
+                        f" : hors de combat à la fin de {{hors_combat_{k}}} des combats.",
+                        f"{exposed['id']} est le combattant de {lead_side} le plus souvent mis "
+                        "hors de combat.",
+                        (f"hors_combat_{k}", f"morts_{k}", f"subis_{k}"),
+                        (exposed["id"], lead_side),
+                    )
+                )
+        if total_damage > 0 and len(sides) >= 2:
+            for s in sides:
+                share = (
+                    sum(c["damage_dealt_mean"] for c in combatants if c["side"] == s["name"])
+                    / total_damage
+                )
+                if share < t.one_sided_share:
+                    facts.append(
+                        Fact(
+                            f"attrition:{s['name']}",
+                            "one_sided",
+                            f"L'attrition est à sens unique contre {s['name']}",
+                            f" : ses combattants infligent très peu de dégâts, "
+                            f"{_ph_list(combatants, s['name'], 'degats')} par combat.",
+                            f"le camp {s['name']} inflige très peu de dégâts comparé aux "
+                            "autres camps.",
+                            tuple(
+                                f"degats_{slug(c['id'])}"
+                                for c in combatants
+                                if c["side"] == s["name"]
+                            ),
+                            (s["name"], *(c["id"] for c in combatants if c["side"] == s["name"])),
+                        )
+                    )
+        for c in combatants:
+            if c["hits_total"] == 0:
+                k = slug(c["id"])
+                facts.append(
+                    Fact(
+                        f"inactif:{c['id']}",
+                        "inactive",
+                        f"Anomalie : {c['id']} ({c['side']}) ne touche jamais",
+                        " : aucune attaque réussie sur l'ensemble des combats.",
+                        f"{c['id']} ne réussit aucune attaque : vérifier ses armes, sa portée "
+                        "ou sa politique.",
+                        (f"touches_{k}", f"degats_{k}"),
+                        (c["id"], c["side"]),
+                    )
+                )
+
+    # -- levers ----------------------------------------------------------------------
+    if favoured is not None:
+        weakest = ranked[-1]
+        f, w = slug(favoured), slug(weakest["name"])
+        change = (
+            f"retirer un combattant à {favoured} ou en ajouter un à {weakest['name']}"
+            if top["combatants"] > 1
+            else f"ajouter un combattant à {weakest['name']}"
+        )
+        facts.append(
+            Fact(
+                "levier:effectif",
+                "lever",
+                f"Levier : pour rééquilibrer, {change}",
+                f" ({{effectif_{f}}} contre {{effectif_{w}}} aujourd'hui).",
+                f"affaiblir {favoured} ou renforcer {weakest['name']} en changeant le nombre de "
+                "combattants.",
+                (f"effectif_{f}", f"effectif_{w}"),
+                (favoured, weakest["name"]),
+            )
+        )
+        carriers = [c for c in combatants if c["side"] == favoured]
+        if carriers:
+            best = max(carriers, key=lambda c: (c["damage_dealt_mean"], -carriers.index(c)))
+            if best["damage_dealt_mean"] > 0:
+                facts.append(
+                    Fact(
+                        "levier:porteur",
+                        "lever",
+                        f"Levier : baisser l'attaque ou les dégâts de {best['id']}",
+                        f" réduit le plus directement l'avance de {favoured}.",
+                        f"{best['id']} inflige le plus de dégâts de {favoured} : l'affaiblir "
+                        "réduit l'avance de ce camp.",
+                        (f"degats_{slug(best['id'])}",),
+                        (best["id"], *side_names),
+                    )
+                )
+    elif not fragile:
+        facts.append(
+            Fact(
+                "levier:aucun",
+                "lever",
+                "Levier : aucun ajustement n'est nécessaire",
+                " ; la rencontre peut être jouée telle quelle.",
+                "la rencontre est équilibrée, il n'y a rien à changer.",
+                (),
+                (),
+            )
+        )
+    if fragile:
+        facts.append(
+            Fact(
+                "levier:runs",
+                "lever",
+                "Levier : augmenter le nombre de combats simulés (--runs)",
+                " pour resserrer les bandes 3σ ({combats} aujourd'hui).",
+                "simuler davantage de combats pour un verdict plus sûr.",
+                ("combats",),
+                (),
+            )
+        )
+    if draw_level == "frequents" and draws["round_cap"] >= draws["mutual_knockout"]:
+        facts.append(
+            Fact(
+                "levier:plafond",
+                "lever",
+                "Levier : relever le plafond de rounds (--round-cap)",
+                " pour départager les combats bloqués ({plafond} rounds aujourd'hui).",
+                "beaucoup de combats atteignent le plafond de rounds : le relever les départage.",
+                ("plafond", "nuls_plafond"),
+                (),
+            )
+        )
+    return Analysis(
+        tuple(facts),
+        verdict,
+        favoured,
+        tuple(side_names),
+        tuple(c["id"] for c in combatants),
+        values,
+        meanings,
+        length,
+        draw_level,
+    )
+
+
+def _meanings(report: dict[str, Any]) -> dict[str, str]:
+    out = {
+        "combats": "combats simulés",
+        "plafond": "plafond de rounds",
+        "nuls_taux": "part de nuls",
+        "nuls_nombre": "nombre de nuls",
+        "nuls_plafond": "nuls au plafond",
+        "nuls_ko_mutuel": "nuls par chute simultanée",
+        "rounds_moyens": "rounds en moyenne",
+        "rounds_min": "rounds du plus court",
+        "rounds_max": "rounds du plus long",
+        "rounds_median": "rounds médians",
+    }
+    for s in report["sides"]:
+        k, n = slug(s["name"]), s["name"]
+        out[f"taux_{k}"] = f"victoires de {n}"
+        out[f"victoires_{k}"] = f"nombre de victoires de {n}"
+        out[f"bande_{k}"] = f"intervalle des victoires de {n}"
+        out[f"effectif_{k}"] = f"combattants de {n}"
+    for c in report["combatants"]:
+        k, n = slug(c["id"]), c["id"]
+        out[f"degats_{k}"] = f"dégâts infligés par {n}"
+        out[f"subis_{k}"] = f"dégâts subis par {n}"
+        out[f"hors_combat_{k}"] = f"{n} hors de combat"
+        out[f"morts_{k}"] = f"{n} mort"
+        out[f"touches_{k}"] = f"touches de {n}"
+    return out
+
+
+def _ph_list(combatants: list[dict[str, Any]], side: str, prefix: str) -> str:
+    parts = [f"{c['id']} {{{prefix}_{slug(c['id'])}}}" for c in combatants if c["side"] == side]
+    return _side_list(parts)
+
+
+def _median(dist: dict[int, int]) -> int:
+    """The lower median of a histogram ``value → count``."""
+    total = sum(dist.values())
+    seen = 0
+    for value in sorted(dist):
+        seen += dist[value]
+        if 2 * seen >= total:
+            return value
+    return max(dist)
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """Replace every ``{name}`` of ``text`` by its value (names must be known)."""
+    return re.sub(r"\{([a-z_][a-z0-9_]*)\}", lambda m: values[m.group(1)], text)

@@ -1,0 +1,253 @@
+"""A self-contained HTML report: tables, the narrative and inline SVG charts.
+
+No script, no font, no image fetched at view time: the page is one file with
+its CSS and its SVG charts inline. Charts: win rates with their 3σ bands, the
+distribution of fight length, attrition per combatant (damage dealt and taken,
+share of fights ended out of the fight). Same inputs, same bytes.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from harness.report import pct
+
+_CSS = """
+body { font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f0f0f0; }
+.analyse p { margin: .4em 0; line-height: 1.4; }
+.provenance { color: #555; font-style: italic; }
+svg { display: block; margin: .5em 0 1em; }
+svg text { font-family: sans-serif; font-size: 12px; fill: #222; }
+.legend span { display: inline-block; margin-right: 1.2em; }
+.sw { display: inline-block; width: .9em; height: .9em; margin-right: .3em; vertical-align: -.1em; }
+"""
+
+#: one colour per side, in order (colour-blind-safe palette)
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
+DRAW_COLOUR = "#999999"
+DEALT, TAKEN, DOWN = "#0072B2", "#D55E00", "#555555"
+
+
+def _f(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def win_chart(report: dict[str, Any]) -> str:
+    """Horizontal bars of each side's win rate (and draws) with the 3σ band as a whisker."""
+    rows = [
+        (s["name"], s["rate"], s["band_3sigma"], PALETTE[i % len(PALETTE)])
+        for i, s in enumerate(report["sides"])
+    ]
+    d = report["draws"]
+    rows.append(("Nuls", d["rate"], d["band_3sigma"], DRAW_COLOUR))
+    left, width, row_h = 110, 420, 30
+    height = 30 + row_h * len(rows) + 20
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 90}" '
+        f'height="{height}" role="img" aria-label="Taux de victoire et bandes 3σ">'
+    ]
+    for tick in range(0, 101, 25):
+        x = left + width * tick / 100
+        parts.append(
+            f'<line x1="{_f(x)}" y1="20" x2="{_f(x)}" y2="{height - 20}" stroke="#ddd"/>'
+            f'<text x="{_f(x)}" y="{height - 5}" text-anchor="middle">{tick}%</text>'
+        )
+    for i, (name, rate, (lo, hi), colour) in enumerate(rows):
+        y = 25 + i * row_h
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{escape(name)}</text>'
+            f'<rect x="{left}" y="{y + 4}" width="{_f(width * rate)}" height="16" '
+            f'fill="{colour}"/>'
+            f'<line x1="{_f(left + width * lo)}" y1="{y + 12}" x2="{_f(left + width * hi)}" '
+            f'y2="{y + 12}" stroke="#000" stroke-width="2"/>'
+            f'<line x1="{_f(left + width * lo)}" y1="{y + 6}" x2="{_f(left + width * lo)}" '
+            f'y2="{y + 18}" stroke="#000" stroke-width="2"/>'
+            f'<line x1="{_f(left + width * hi)}" y1="{y + 6}" x2="{_f(left + width * hi)}" '
+            f'y2="{y + 18}" stroke="#000" stroke-width="2"/>'
+            f'<text x="{left + width + 8}" y="{y + 15}">{pct(rate)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def rounds_chart(report: dict[str, Any]) -> str:
+    """Bars of how many fights lasted each number of rounds."""
+    dist = {int(k): v for k, v in report["rounds"]["distribution"].items()}
+    if not dist:
+        return ""
+    last = max(dist)
+    top = max(dist.values())
+    left, width, height = 50, 520, 200
+    bar = width / last
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 20}" '
+        f'height="{height + 50}" role="img" aria-label="Durée des combats en rounds">'
+    ]
+    for frac in (0.0, 0.5, 1.0):
+        y = 10 + height * (1 - frac)
+        parts.append(
+            f'<line x1="{left}" y1="{_f(y)}" x2="{left + width}" y2="{_f(y)}" stroke="#ddd"/>'
+            f'<text x="{left - 6}" y="{_f(y + 4)}" text-anchor="end">{round(top * frac)}</text>'
+        )
+    step = max(1, last // 15)
+    for r in range(1, last + 1):
+        x = left + (r - 1) * bar
+        count = dist.get(r, 0)
+        h = height * count / top if top else 0
+        if count:
+            parts.append(
+                f'<rect x="{_f(x + 1)}" y="{_f(10 + height - h)}" width="{_f(max(bar - 2, 1))}" '
+                f'height="{_f(h)}" fill="{PALETTE[0]}"><title>{r} rounds : {count} '
+                f"combats</title></rect>"
+            )
+        if r % step == 0 or r == 1:
+            parts.append(
+                f'<text x="{_f(x + bar / 2)}" y="{height + 26}" text-anchor="middle">{r}</text>'
+            )
+    parts.append(
+        f'<text x="{left + width / 2}" y="{height + 45}" text-anchor="middle">rounds</text></svg>'
+    )
+    return "".join(parts)
+
+
+def attrition_chart(report: dict[str, Any]) -> str:
+    """Per combatant: damage dealt and taken (means per fight), share of fights ended down."""
+    rows = report["combatants"]
+    if not rows:
+        return ""
+    top = max(max(c["damage_dealt_mean"], c["damage_taken_mean"]) for c in rows) or 1.0
+    left, width, row_h, down_w = 130, 300, 44, 120
+    height = 20 + row_h * len(rows) + 10
+    down_x = left + width + 70
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{down_x + down_w + 60}" '
+        f'height="{height}" role="img" aria-label="Attrition par combattant">',
+        f'<text x="{left}" y="12">dégâts par combat</text>',
+        f'<text x="{down_x}" y="12">hors de combat</text>',
+    ]
+    for i, c in enumerate(rows):
+        y = 20 + i * row_h
+        dealt = width * c["damage_dealt_mean"] / top
+        taken = width * c["damage_taken_mean"] / top
+        label = f"{c['id']} ({c['side']})"
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 22}" text-anchor="end">{escape(label)}</text>'
+            f'<rect x="{left}" y="{y + 4}" width="{_f(dealt)}" height="14" fill="{DEALT}"/>'
+            f'<text x="{_f(left + dealt + 4)}" y="{y + 15}">{c["damage_dealt_mean"]:.1f}</text>'
+            f'<rect x="{left}" y="{y + 20}" width="{_f(taken)}" height="14" fill="{TAKEN}"/>'
+            f'<text x="{_f(left + taken + 4)}" y="{y + 31}">{c["damage_taken_mean"]:.1f}</text>'
+            f'<rect x="{down_x}" y="{y + 10}" width="{down_w}" height="16" fill="#eee"/>'
+            f'<rect x="{down_x}" y="{y + 10}" width="{_f(down_w * c["down_mean"])}" '
+            f'height="16" fill="{DOWN}"/>'
+            f'<text x="{down_x + down_w + 6}" y="{y + 23}">{pct(c["down_mean"])}</text>'
+        )
+    parts.append("</svg>")
+    legend = (
+        '<p class="legend">'
+        f'<span><i class="sw" style="background:{DEALT}"></i>dégâts infligés</span>'
+        f'<span><i class="sw" style="background:{TAKEN}"></i>dégâts subis</span>'
+        f'<span><i class="sw" style="background:{DOWN}"></i>part des combats finis hors de '
+        "combat</span></p>"
+    )
+    return "".join(parts) + legend
+
+
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="n">{escape(v)}</td>' if j in numeric else f"<td>{escape(v)}</td>"
+            for j, v in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(report: dict[str, Any], narrative: Any = None) -> str:
+    """The whole page (``narrative``: a :class:`harness.narrative.Narrative` or None)."""
+    runs = report["runs"]
+    summary = _table(
+        ["Camp", "Combattants", "Victoires", "Taux", "Bande 3σ"],
+        [
+            [
+                s["name"],
+                str(s["combatants"]),
+                str(s["wins"]),
+                pct(s["rate"]),
+                f"[{pct(s['band_3sigma'][0])}, {pct(s['band_3sigma'][1])}]",
+            ]
+            for s in report["sides"]
+        ]
+        + [
+            [
+                "Nuls",
+                "",
+                str(report["draws"]["count"]),
+                pct(report["draws"]["rate"]),
+                f"[{pct(report['draws']['band_3sigma'][0])}, "
+                f"{pct(report['draws']['band_3sigma'][1])}]",
+            ]
+        ],
+        {1, 2, 3, 4},
+    )
+    attrition = _table(
+        [
+            "Combattant",
+            "Camp",
+            "Touches",
+            "Critiques",
+            "Dégâts infligés",
+            "Dégâts subis",
+            "Soins prodigués",
+            "Hors de combat",
+            "Morts",
+        ],
+        [
+            [
+                c["id"],
+                c["side"],
+                f"{c['hits_mean']:.2f}",
+                f"{c['crits_mean']:.2f}",
+                f"{c['damage_dealt_mean']:.1f}",
+                f"{c['damage_taken_mean']:.1f}",
+                f"{c['healing_given_mean']:.1f}",
+                pct(c["down_mean"]),
+                pct(c["dead_mean"]),
+            ]
+            for c in report["combatants"]
+        ],
+        set(range(2, 9)),
+    )
+    analysis = ""
+    if narrative is not None:
+        paragraphs = "".join(f"<p>{escape(line)}</p>" for line in narrative.lines)
+        analysis = (
+            f'<h2>Analyse</h2><div class="analyse">{paragraphs}'
+            f'<p class="provenance">{escape(narrative.provenance())}</p></div>'
+        )
+    fights = "combats simulés" if runs > 1 else "combat simulé"
+    cap = report["round_cap"]
+    return (
+        '<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
+        f"<title>Rapport d'équilibrage — {escape(report['map'])}</title>"
+        f"<style>{_CSS}</style></head><body>"
+        f"<h1>Rapport d'équilibrage — {escape(report['map'])}</h1>"
+        f"<p>{runs} {fights} (seed {report['seed']}, plafond {cap} "
+        f"round{'s' if cap > 1 else ''}) ; rounds moyens : {report['rounds']['mean']:.1f}</p>"
+        f"{analysis}"
+        f"<h2>Victoires et bandes 3σ</h2>{win_chart(report)}"
+        '<p class="legend">Barre : part des combats ; trait noir : bande 3σ.</p>'
+        f"{summary}"
+        f"<h2>Durée des combats</h2>{rounds_chart(report)}"
+        f"<h2>Attrition moyenne par combat</h2>{attrition_chart(report)}{attrition}"
+        "</body></html>\n"
+    )

@@ -1,0 +1,84 @@
+"""Reading a saved report object and opening the narrator's model.
+
+``pf1e-sim report stats.json`` reads a ``pf1e-sim/report@1`` file written by
+``--json``; a file that is not one is the user's mistake (French message, exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.errors import DataError
+from engine.schemas import ReportModel
+from engine.validation import read_text, validate
+from harness.models import EMBEDDED, ModelSetupError, open_model
+from policies.llm import ChatModel
+
+MODEL_KINDS = ("local", "gguf", "openai", "replay")
+
+
+def load_report(path: str) -> dict[str, Any]:
+    """The report object in ``path``, checked against its schema.
+
+    :raises DataError: unreadable file, not JSON, not a ``pf1e-sim/report@1`` object,
+        or sides and combatants that do not fit together.
+    """
+    text, source = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(f"JSON invalide (ligne {err.lineno})", source=source) from None
+    if not isinstance(data, dict) or data.get("schema") != "pf1e-sim/report@1":
+        raise DataError(
+            "ce n'est pas un objet statistique pf1e-sim/report@1 (écrit par --json)",
+            source=source,
+        )
+    mirror = dict(data)
+    mirror["schema_"] = mirror.pop("schema")
+    validate(ReportModel, mirror, source)
+    names = [s["name"] for s in data["sides"]]
+    if not names:
+        raise DataError("aucun camp dans le rapport", source=source)
+    if data["runs"] < 1:
+        raise DataError("« runs » doit être au moins 1", source=source)
+    for c in data["combatants"]:
+        if c["side"] not in names:
+            raise DataError(
+                f"le combattant « {c['id']} » appartient à un camp absent : « {c['side']} »",
+                source=source,
+            )
+    return data
+
+
+def check_model_spec(spec: str) -> str:
+    """The kind of a model string (``local``, ``gguf``…).
+
+    :raises ModelSetupError: a string of no known form.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind not in MODEL_KINDS or (kind != "local" and not arg):
+        raise ModelSetupError(
+            f"modèle inconnu « {spec} » (formes : local, local:qwen-0.5b, gguf:CHEMIN, "
+            "openai:MODELE, replay:CHEMIN)"
+        )
+    if kind == "local" and arg and arg not in EMBEDDED:
+        raise ModelSetupError(f"modèle embarqué inconnu « {arg} » (choix : {', '.join(EMBEDDED)})")
+    return kind
+
+
+def open_narrator(spec: str) -> tuple[ChatModel | None, str | None]:
+    """The narrator's model, or None and the French reason it is unavailable.
+
+    A model string of an unknown form, or a cassette that cannot be read, is a
+    user mistake (:class:`ModelSetupError`, exit 2). A model whose package or
+    file is missing (the default install has no LLM extra) is not: the report
+    then gets the template narrative, and says why.
+    """
+    kind = check_model_spec(spec)
+    if kind == "replay":
+        return open_model(spec), None
+    try:
+        return open_model(spec), None
+    except ModelSetupError as err:
+        return None, f"modèle {spec} indisponible : {err}"

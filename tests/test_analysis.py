@@ -1,0 +1,125 @@
+"""The deterministic analysis of a report object: facts, verdict, placeholders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engine.stats import CombatantInfo, FightSummary, build_report
+from harness.analysis import BALANCED, UNBALANCED, Thresholds, analyse, fill
+from harness.narrative import template_narrative
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / "tests" / "reports"
+
+
+def load(name):
+    return json.loads((REPORTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def report(wins, runs=1000, draws=0, rounds=5, cap=100, hits=(1, 1), damage=(5, 5)):
+    """Two sides of one combatant each: ``wins`` = (a's wins, b's wins)."""
+    infos = (CombatantInfo("fighter", "a", "Fighter", 20), CombatantInfo("rogue", "b", "Rogue", 18))
+    summaries = []
+    for i in range(runs):
+        winner = 0 if i < wins[0] else 1 if i < wins[0] + wins[1] else -1
+        r = cap if winner == -1 and i < wins[0] + wins[1] + draws else rounds
+        down = (int(winner != 0), int(winner != 1))
+        summaries.append(
+            FightSummary(
+                winner,
+                r,
+                (
+                    (hits[0], 0, damage[0], 3, 0, down[0], 0),
+                    (hits[1], 0, damage[1], 3, 0, down[1], 0),
+                ),
+            )
+        )
+    return build_report(
+        map_name="m",
+        sides=("a", "b"),
+        combatants=infos,
+        runs=runs,
+        seed=1,
+        round_cap=cap,
+        summaries=summaries,
+    )
+
+
+def test_separated_bands_give_an_unbalanced_verdict_for_the_side_ahead():
+    a = analyse(report((590, 380)))
+    assert (a.verdict, a.favoured) == (UNBALANCED, "a")
+    verdict = a.facts[0]
+    assert verdict.id == "verdict"
+    assert "déséquilibrée" in verdict.opening and "en faveur de a" in verdict.opening
+    assert "avance nette" in verdict.opening  # 59 % against 38 %: a gap of 0.20 or more
+
+
+def test_overlapping_bands_give_a_balanced_verdict_and_no_side_favoured():
+    a = analyse(report((500, 480)))
+    assert (a.verdict, a.favoured) == (BALANCED, None)
+    assert a.facts[0].opening.startswith("La rencontre est équilibrée")
+    assert "levier:aucun" in [f.id for f in a.facts]
+
+
+def test_the_side_ahead_is_found_whatever_its_position():
+    a = analyse(report((150, 840)))
+    assert a.favoured == "b"
+    assert "avance écrasante" in a.facts[0].opening
+
+
+def test_few_runs_make_the_verdict_fragile_and_advise_more_runs():
+    a = analyse(report((6, 4), runs=10))
+    ids = [f.id for f in a.facts]
+    assert "precision" in ids and "levier:runs" in ids
+    assert a.verdict == BALANCED  # 60 % against 40 % on 10 fights: bands overlap
+
+
+def test_frequent_round_cap_draws_advise_a_higher_cap():
+    a = analyse(report((350, 350), draws=300, cap=20))
+    assert a.draws == "frequents"
+    assert "levier:plafond" in [f.id for f in a.facts]
+
+
+def test_no_draws_and_short_fights():
+    a = analyse(report((600, 400), rounds=2))
+    assert a.draws == "aucun" and a.length == "courts"
+
+
+def test_a_combatant_that_never_hits_is_an_anomaly():
+    a = analyse(report((990, 10), hits=(1, 0), damage=(5, 0)))
+    ids = [f.id for f in a.facts]
+    assert "inactif:rogue" in ids
+    assert "attrition:b" in ids  # b deals no damage at all: one-sided attrition
+
+
+def test_thresholds_are_settings():
+    r = report((2700, 2300), runs=5000)
+    assert "légère" in analyse(r).facts[0].opening
+    loose = Thresholds(clear_margin=0.05)
+    assert "nette" in analyse(r, loose).facts[0].opening
+
+
+def test_three_sides_name_the_outsider():
+    a = analyse(load("trois_camps_outsider"))
+    outsider = next(f for f in a.facts if f.id == "outsider")
+    assert outsider.subjects == ("bandits",)
+
+
+def test_placeholders_are_filled_with_the_report_values_as_printed():
+    r = load("ecrasant")
+    a = analyse(r)
+    text = "\n".join(template_narrative(a))
+    side = r["sides"][0]
+    assert f"{100 * side['rate']:.1f}%" in text
+    assert "{" not in text and "}" not in text
+    for fact in a.facts:
+        assert "%" not in fact.template and "." not in fact.opening  # values come from placeholders
+        for name in fact.placeholders:
+            assert name in a.values
+    assert fill("{taux_players}", a.values) == f"{100 * side['rate']:.1f}%"
+
+
+def test_analysis_is_deterministic():
+    r = load("nuls_plafond")
+    assert analyse(r) == analyse(json.loads(json.dumps(r)))
