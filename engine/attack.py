@@ -20,12 +20,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from engine.checks import D20_ATTACK, CheckKind, Modifier, RollRecord, check
+from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
 from engine.los import flanks
 from engine.maps import Cell, GameMap
+from engine.packs import D20_ATTACK
 from engine.reach import body_cover, range_penalty, threat_weapon
 from engine.rng import Rng
 from engine.space import body_deltas, body_distance_ft, top_elevation

@@ -55,7 +55,7 @@ from engine.attack import (
     may_threaten,
     resolve_swing,
 )
-from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
+from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile
 from engine.economy import filter_plan
 from engine.life import lose_hp, stabilization_check
@@ -70,6 +70,7 @@ from engine.movement import (
     withdraw_path,
 )
 from engine.observation import CombatantView, Observation, ProfileView
+from engine.packs import D20_PLAIN
 from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.readiness import ReactionPolicy
 from engine.rng import Rng

@@ -18,11 +18,13 @@
 
 from __future__ import annotations
 
-from engine.checks import D20_STABILIZE, CheckKind, Modifier, RollRecord, check
+from engine.checks import CheckKind, Modifier, RollRecord, check
+from engine.packs import D20_STABILIZE, PF1E
 from engine.rng import Rng
 from engine.state import CombatantState
 
-STABILIZE_DC = 10
+#: SRD « Dying »: DC of the stabilization check (pack data)
+STABILIZE_DC = PF1E.dc("stabilize")
 
 
 def update_state(target: CombatantState) -> None:

@@ -50,8 +50,9 @@ from engine.actions import (
 )
 from engine.aoo import provoke
 from engine.attack import attack_modifiers, engaged_friend, resolve_swing, threatens
-from engine.checks import D20_ATTACK, D20_PLAIN, CheckKind, Modifier, check
+from engine.checks import CheckKind, Modifier, check
 from engine.creatures import AttackProfile
+from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
 from engine.reach import threat_weapon, weapon_for
 from engine.state import Aid, CombatantState, Readied
 from engine.weapons import after_swing as weapon_after_swing
@@ -61,10 +62,10 @@ if TYPE_CHECKING:
     from engine.observation import CombatantView, Observation
 
 #: SRD « Aid Another »: the attack roll's target and the bonus granted
-AID_DC = 10
+AID_DC = PF1E.dc("aid_another")
 AID_BONUS = 2
 #: SRD « Run »: DC of the first Constitution check, rest after a failure (rounds)
-RUN_CHECK_DC = 10
+RUN_CHECK_DC = PF1E.dc("run_endurance")
 RUN_REST_ROUNDS = 10
 #: SRD « Endurance »: +4 on Constitution checks to continue running
 ENDURANCE_BONUS = 4

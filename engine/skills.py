@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.checks import D20_PLAIN, CheckKind, Modifier, RollRecord, check
+from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import Combatant, CombatantProfile, SkillEntry, ability_mod
+from engine.packs import D20_PLAIN
 from engine.rng import Rng
 from engine.state import CombatantState
 
