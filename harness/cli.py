@@ -74,6 +74,25 @@ class FrenchCommand(_FrenchHelp, TyperCommand):
     pass
 
 
+#: options shared by ``simulate`` and ``report``
+NarratorModelOption = Annotated[
+    str,
+    typer.Option(
+        "--narrator-model",
+        help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
+        "openai:MODELE ou replay:CASSETTE.json.",
+        metavar="MODEL",
+    ),
+]
+HtmlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--html",
+        help="Écrit aussi un rapport HTML autonome (tableaux, graphiques, analyse) dans PATH.",
+        metavar="PATH",
+    ),
+]
+
 app = typer.Typer(
     name=PROG,
     cls=FrenchGroup,
@@ -302,23 +321,8 @@ def simulate_cmd(
             ),
         ),
     ] = False,
-    narrator_model: Annotated[
-        str,
-        typer.Option(
-            "--narrator-model",
-            help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
-            "openai:MODELE ou replay:CASSETTE.json.",
-            metavar="MODEL",
-        ),
-    ] = "local",
-    html_path: Annotated[
-        str | None,
-        typer.Option(
-            "--html",
-            help="Écrit aussi un rapport HTML autonome (tableaux, graphiques, analyse) dans PATH.",
-            metavar="PATH",
-        ),
-    ] = None,
+    narrator_model: NarratorModelOption = "local",
+    html_path: HtmlOption = None,
 ) -> None:
     if base_url is not None:
         os.environ["OPENAI_BASE_URL"] = base_url  # read by openai:… models, workers included
@@ -690,23 +694,8 @@ def report_cmd(
     path: Annotated[
         str, typer.Argument(help="Fichier JSON pf1e-sim/report@1 (--json).", metavar="STATS")
     ],
-    narrator_model: Annotated[
-        str,
-        typer.Option(
-            "--narrator-model",
-            help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
-            "openai:MODELE ou replay:CASSETTE.json.",
-            metavar="MODEL",
-        ),
-    ] = "local",
-    html_path: Annotated[
-        str | None,
-        typer.Option(
-            "--html",
-            help="Écrit aussi un rapport HTML autonome (tableaux, graphiques, analyse) dans PATH.",
-            metavar="PATH",
-        ),
-    ] = None,
+    narrator_model: NarratorModelOption = "local",
+    html_path: HtmlOption = None,
     no_narrative: Annotated[
         bool,
         typer.Option("--no-narrate", help="Sans l'analyse rédigée."),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from harness.report import pct
+from harness.report import ATTRITION_HEADERS, ATTRITION_NUMERIC, attrition_rows, pct
 
 _CSS = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -199,34 +199,7 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
         ],
         {1, 2, 3, 4},
     )
-    attrition = _table(
-        [
-            "Combattant",
-            "Camp",
-            "Touches",
-            "Critiques",
-            "Dégâts infligés",
-            "Dégâts subis",
-            "Soins prodigués",
-            "Hors de combat",
-            "Morts",
-        ],
-        [
-            [
-                c["id"],
-                c["side"],
-                f"{c['hits_mean']:.2f}",
-                f"{c['crits_mean']:.2f}",
-                f"{c['damage_dealt_mean']:.1f}",
-                f"{c['damage_taken_mean']:.1f}",
-                f"{c['healing_given_mean']:.1f}",
-                pct(c["down_mean"]),
-                pct(c["dead_mean"]),
-            ]
-            for c in report["combatants"]
-        ],
-        set(range(2, 9)),
-    )
+    attrition = _table(list(ATTRITION_HEADERS), attrition_rows(report), set(ATTRITION_NUMERIC))
     analysis = ""
     if narrative is not None:
         paragraphs = "".join(f"<p>{escape(line)}</p>" for line in narrative.lines)

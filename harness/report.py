@@ -52,32 +52,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append(f"Rounds moyens : {report['rounds']['mean']:.1f}")
     lines.append("")
     lines.append("=== Attrition moyenne par combat ===")
-    headers = [
-        "Combattant",
-        "Camp",
-        "Touches",
-        "Critiques",
-        "Dégâts infligés",
-        "Dégâts subis",
-        "Soins prodigués",
-        "Hors de combat",
-        "Morts",
-    ]
-    rows = [
-        [
-            c["id"],
-            c["side"],
-            f"{c['hits_mean']:.2f}",
-            f"{c['crits_mean']:.2f}",
-            f"{c['damage_dealt_mean']:.1f}",
-            f"{c['damage_taken_mean']:.1f}",
-            f"{c['healing_given_mean']:.1f}",
-            pct(c["down_mean"]),
-            pct(c["dead_mean"]),
-        ]
-        for c in report["combatants"]
-    ]
-    lines += table(headers, rows, right=set(range(2, 9)))
+    lines += table(list(ATTRITION_HEADERS), attrition_rows(report), right=set(ATTRITION_NUMERIC))
     llm = report.get("llm")
     if llm:
         lines += ["", f"=== Télémétrie LLM ({llm['model']}) ==="]
@@ -136,3 +111,37 @@ def render_transcript(log: Sequence[LogEntry], title: str = "Déroulé du premie
             head = f"{pad(str(rnd), widths[0], right=True)}  {pad(actor, widths[1])}"
             out.append(f"{head}  {message}".rstrip())
     return "\n".join(out) + "\n"
+
+
+#: the attrition table's columns (terminal and HTML reports)
+ATTRITION_HEADERS = (
+    "Combattant",
+    "Camp",
+    "Touches",
+    "Critiques",
+    "Dégâts infligés",
+    "Dégâts subis",
+    "Soins prodigués",
+    "Hors de combat",
+    "Morts",
+)
+#: its right-aligned (numeric) columns
+ATTRITION_NUMERIC = frozenset(range(2, 9))
+
+
+def attrition_rows(report: dict[str, Any]) -> list[list[str]]:
+    """The attrition table's rows, formatted as the reports print them."""
+    return [
+        [
+            c["id"],
+            c["side"],
+            f"{c['hits_mean']:.2f}",
+            f"{c['crits_mean']:.2f}",
+            f"{c['damage_dealt_mean']:.1f}",
+            f"{c['damage_taken_mean']:.1f}",
+            f"{c['healing_given_mean']:.1f}",
+            pct(c["down_mean"]),
+            pct(c["dead_mean"]),
+        ]
+        for c in report["combatants"]
+    ]
