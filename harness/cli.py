@@ -74,7 +74,7 @@ class FrenchCommand(_FrenchHelp, TyperCommand):
     pass
 
 
-#: options shared by ``simulate`` and ``report``
+#: options shared by several commands
 NarratorModelOption = Annotated[
     str,
     typer.Option(
@@ -82,6 +82,14 @@ NarratorModelOption = Annotated[
         help="Modèle de l'analyse : local (défaut), local:qwen-0.5b, gguf:CHEMIN, "
         "openai:MODELE ou replay:CASSETTE.json.",
         metavar="MODEL",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
+        metavar="URL",
     ),
 ]
 HtmlOption = Annotated[
@@ -295,14 +303,7 @@ def simulate_cmd(
             metavar="MODEL",
         ),
     ] = "local",
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
-            metavar="URL",
-        ),
-    ] = None,
+    base_url: BaseUrlOption = None,
     record: Annotated[
         str | None,
         typer.Option(
@@ -951,14 +952,7 @@ def strategy_compile_cmd(
             metavar="MODEL",
         ),
     ] = "local",
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            "--base-url",
-            help="Serveur compatible OpenAI des modèles openai:… (sinon OPENAI_BASE_URL).",
-            metavar="URL",
-        ),
-    ] = None,
+    base_url: BaseUrlOption = None,
 ) -> None:
     from harness.strategy_compile import compile_cached
     from policies.strategy import dump_strategy

@@ -27,6 +27,7 @@ from engine.encounter import Encounter
 from engine.runner import play_fight
 from engine.stats import PairedDifference, two_proportion_test, win_rate_band
 from harness.parallel import PolicySet
+from harness.report import pct
 from policies.registry import PolicySpec
 
 EXPERIMENT_SCHEMA = "pf1e-sim/experiment@1"
@@ -272,10 +273,6 @@ def _play(
 # -- French rendering -------------------------------------------------------------------
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def _pts(x: float) -> str:
     return f"{100 * x:+.1f}"
 
@@ -310,8 +307,8 @@ def render_experiment(data: dict[str, Any], title: str | None = None) -> str:
     for arm in data["arms"]:
         lo, hi = arm["band_3sigma"]
         out.append(
-            f"« {arm['name']} » ({arm['policy']}) : victoires {side} {_pct(arm['rate'])} "
-            f"({arm['wins']}) — bande 3σ : [{_pct(lo)}, {_pct(hi)}]"
+            f"« {arm['name']} » ({arm['policy']}) : victoires {side} {pct(arm['rate'])} "
+            f"({arm['wins']}) — bande 3σ : [{pct(lo)}, {pct(hi)}]"
         )
     for c in data["comparisons"]:
         a, b = c["arm"], c["baseline"]
