@@ -12,14 +12,30 @@
   the first cell in that order from which its whole space lies in the zone, on
   passable squares, clear of those already taken; a zone where it cannot fit
   is an error.
+* A side may start elsewhere than its map zone (:mod:`engine.deployment`:
+  another zone, one square per combatant, a formation); it is placed after the
+  sides that keep their zone, and a square off the map, impassable or taken is
+  an error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.creatures import CombatantProfile
+from engine.deployment import (
+    FACING_FR,
+    SHAPE_FR,
+    CellsDeployment,
+    Deployment,
+    FormationDeployment,
+    ZoneDeployment,
+    facing_towards,
+    formation_offsets,
+    square,
+    zone_squares,
+)
 from engine.errors import EncounterError, suggestion
 from engine.maps import Cell, GameMap
 from engine.space import fits, footprint
@@ -64,37 +80,50 @@ class Encounter:
 
 
 def build_encounter(
-    gmap: GameMap, sides: Sequence[tuple[str, Sequence[CombatantProfile]]]
+    gmap: GameMap,
+    sides: Sequence[tuple[str, Sequence[CombatantProfile]]],
+    deployments: Mapping[str, Deployment] | None = None,
 ) -> Encounter:
     """Check the sides against the map's deployment and place every combatant.
 
-    :raises EncounterError: unknown or missing side, empty side, zone too small.
+    ``deployments`` replaces the map zone of some sides (:mod:`engine.deployment`):
+    the sides that keep their map zone are placed first, then the others, so an
+    explicit square never pushes a combatant of another side out of its zone.
+    Ids and the order of combatants do not depend on where they start.
+
+    :raises EncounterError: unknown or missing side, empty side, zone too small,
+        a start square off the map, impassable or taken.
     """
     check_sides(gmap, sides)
     deployment = gmap.deployment
     given = dict(sides)
+    others = deployments or {}
+    for side in others:
+        if side not in deployment:
+            raise EncounterError(
+                f"déploiement d'un camp inconnu « {side} » : la carte déploie {_names(deployment)}"
+            )
+    taken: dict[Cell, str] = {}
+    starts: dict[str, list[Cell]] = {}
+    order = [s for s in deployment if s not in others] + [s for s in deployment if s in others]
+    for side in order:
+        profiles = given[side]
+        how = others.get(side)
+        if how is None:
+            cells = gmap.zone_cells(deployment[side])
+            starts[side] = _fill(gmap, side, profiles, cells, f"la zone « {deployment[side]} »",
+                                 taken)  # fmt: skip
+        elif isinstance(how, ZoneDeployment):
+            cells = zone_squares(gmap, how)
+            label = f"la zone « {how.letter} »" if how.letter else "la zone donnée"
+            starts[side] = _fill(gmap, side, profiles, cells, label, taken)
+        else:
+            starts[side] = _explicit(gmap, side, profiles, how, deployment, taken)
     counts: dict[str, int] = {}
     used: set[str] = set()
     placements: list[Placement] = []
-    taken: set[Cell] = set()
-    for side, letter in deployment.items():
-        cells = gmap.zone_cells(letter)
-        profiles = given[side]
-        if len(profiles) > len(cells):
-            raise EncounterError(
-                f"zone trop petite : le camp « {side} » a {len(profiles)} combattants mais la "
-                f"zone « {letter} » n'a que {len(cells)} case{'s' if len(cells) > 1 else ''}"
-            )
-        for profile in profiles:
-            cell = _place(gmap, cells, taken, profile.space)
-            if cell is None:
-                k = profile.space
-                raise EncounterError(
-                    f"zone trop petite : « {profile.name} » (taille {profile.spec.size}, "
-                    f"{k}×{k} cases) ne tient pas dans ce qui reste de la zone « {letter} » "
-                    f"du camp « {side} »"
-                )
-            taken.update(footprint(gmap, cell, profile.space))
+    for side in deployment:
+        for profile, cell in zip(given[side], starts[side], strict=True):
             base = profile.base_id
             counts[base] = counts.get(base, 0) + 1
             ident = base if counts[base] == 1 else f"{base}-{counts[base]}"
@@ -104,6 +133,92 @@ def build_encounter(
             used.add(ident)
             placements.append(Placement(ident, side, profile, cell))
     return Encounter(gmap, tuple(deployment), tuple(placements))
+
+
+def _fill(
+    gmap: GameMap,
+    side: str,
+    profiles: Sequence[CombatantProfile],
+    cells: Sequence[Cell],
+    label: str,
+    taken: dict[Cell, str],
+) -> list[Cell]:
+    """Start cells of ``profiles`` filling the zone ``cells`` in order."""
+    free = [c for c in cells if c not in taken]
+    if len(profiles) > len(free):
+        n = len(free)
+        plural = "s" if n > 1 else ""
+        free_word = f" libre{plural}" if n < len(cells) else ""
+        raise EncounterError(
+            f"zone trop petite : le camp « {side} » a {len(profiles)} combattants mais "
+            f"{label} n'a que {n} case{plural}{free_word}"
+        )
+    out: list[Cell] = []
+    mine: set[Cell] = set(taken)
+    for profile in profiles:
+        cell = _place(gmap, cells, mine, profile.space)
+        if cell is None:
+            k = profile.space
+            raise EncounterError(
+                f"zone trop petite : « {profile.name} » (taille {profile.spec.size}, "
+                f"{k}×{k} cases) ne tient pas dans ce qui reste de {label} du camp « {side} »"
+            )
+        for c in footprint(gmap, cell, profile.space):
+            mine.add(c)
+            taken[c] = profile.name
+        out.append(cell)
+    return out
+
+
+def _explicit(
+    gmap: GameMap,
+    side: str,
+    profiles: Sequence[CombatantProfile],
+    how: CellsDeployment | FormationDeployment,
+    deployment: Mapping[str, str],
+    taken: dict[Cell, str],
+) -> list[Cell]:
+    """Start cells given one per combatant, or computed from a formation."""
+    if isinstance(how, CellsDeployment):
+        if len(how.squares) != len(profiles):
+            raise EncounterError(
+                f"le camp « {side} » a {len(profiles)} combattants mais {len(how.squares)} "
+                f"case{'s' if len(how.squares) > 1 else ''} de départ "
+                f"{'sont données' if len(how.squares) > 1 else 'est donnée'}"
+            )
+        squares = list(how.squares)
+        where = "case de départ"
+    else:
+        facing = how.facing or facing_towards(
+            gmap, how.anchor, [letter for s, letter in deployment.items() if s != side]
+        )
+        step = how.spacing * max(p.space for p in profiles)
+        ar, ac = how.anchor
+        squares = [
+            (ar + dr, ac + dc)
+            for dr, dc in formation_offsets(how.shape, facing, len(profiles), step)
+        ]
+        where = (
+            f"formation en {SHAPE_FR[how.shape]} ancrée en ({ar},{ac}), face à {FACING_FR[facing]}"
+        )
+    out: list[Cell] = []
+    for profile, rc in zip(profiles, squares, strict=True):
+        what = f"{where} de « {profile.name} » (camp « {side} »)"
+        cell = square(gmap, rc, what)
+        k = profile.space
+        if not fits(gmap, cell, k):
+            raise EncounterError(
+                f"{what} : ({rc[0]},{rc[1]}) est trop près du bord pour un espace de {k}×{k} cases"
+            )
+        for c in footprint(gmap, cell, k):
+            r, col = gmap.rc(c)
+            square(gmap, (r, col), what)
+            if c in taken:
+                raise EncounterError(f"{what} : ({r},{col}) est déjà occupée par « {taken[c]} »")
+        for c in footprint(gmap, cell, k):
+            taken[c] = profile.name
+        out.append(cell)
+    return out
 
 
 def _place(gmap: GameMap, zone: Sequence[Cell], taken: set[Cell], k: int) -> Cell | None:
