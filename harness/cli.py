@@ -1045,7 +1045,13 @@ def main(argv: list[str] | None = None) -> int:
     args = _prepare(list(sys.argv[1:] if argv is None else argv))
     command = typer.main.get_command(app)
     try:
-        command.main(args=args, prog_name=PROG, standalone_mode=False)
+        code = command.main(args=args, prog_name=PROG, standalone_mode=False)
+        if isinstance(code, int) and code:
+            # without standalone mode typer returns the status of typer.Exit, and turns
+            # Ctrl-C into 130, instead of raising
+            if code == 130:
+                sys.stderr.write(f"{PROG}: interrompu\n")
+            return code
     except click.exceptions.Exit as done:
         return int(done.exit_code or 0)
     except click.ClickException as err:

@@ -592,3 +592,25 @@ def test_saved_report_round_trips_through_the_report_command(tmp_path, capsys):
     printed = capsys.readouterr()[0]
     assert main(["report", str(stats), "--no-narrate"]) == 0
     assert capsys.readouterr()[0] == printed
+
+
+def test_exit_statuses_set_inside_a_command_reach_the_caller(capsys, monkeypatch):
+    """typer (not in standalone mode) returns these statuses instead of raising them."""
+    import engine.audit
+    import harness.cli
+    import harness.rolls
+
+    class Failed:
+        passed = False
+
+    monkeypatch.setattr(engine.audit, "audit_pack", lambda pack, samples, seed: [Failed()])
+    monkeypatch.setattr(harness.rolls, "render_audit", lambda results, samples, seed: "")
+    assert main(["audit-dice", "--pack", "pf1e", "--samples", "100"]) == 1
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(harness.cli, "simulate", interrupted)
+    capsys.readouterr()
+    assert main(["--encounter", "data/encounters/quickstart.yaml", "--runs", "1"]) == 130
+    assert "pf1e-sim: interrompu" in capsys.readouterr()[1]
