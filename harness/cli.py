@@ -165,8 +165,9 @@ def _load_sides(sides: list[tuple[str, list[str]]]) -> list[tuple[str, list[Comb
 class _Progress:
     """A rich progress bar on stderr, only when stderr is a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, label: str = "combats") -> None:
         self.total = total
+        self.label = label
         self._bar: Any = None
         self._task: Any = None
         if sys.stderr.isatty() and total >= 200:
@@ -174,7 +175,7 @@ class _Progress:
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._bar = Progress(
-                TextColumn("combats"),
+                TextColumn("{task.description}"),
                 BarColumn(),
                 TextColumn("{task.completed}/{task.total}"),
                 TimeRemainingColumn(),
@@ -185,16 +186,19 @@ class _Progress:
     def __enter__(self) -> _Progress:
         if self._bar is not None:
             self._bar.__enter__()
-            self._task = self._bar.add_task("combats", total=self.total)
+            self._task = self._bar.add_task(self.label, total=self.total)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.__exit__(*exc)
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, label: str | None = None) -> None:
         if self._bar is not None:
-            self._bar.update(self._task, completed=done)
+            if label is not None:
+                self._bar.update(self._task, completed=done, description=label)
+            else:
+                self._bar.update(self._task, completed=done)
 
 
 @app.command(
@@ -915,6 +919,212 @@ def experiment_cmd(
             raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
 
 
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+
+
+def _input_files(encounter_path: str, specs: list[PolicySpec]) -> list[str]:
+    """Every file whose content decides the fights of an encounter file."""
+    loaded = load_encounter_file(encounter_path)
+    files = [encounter_path, loaded.map_path]
+    files += [f for _side, members in loaded.sides for f, _spec in members]
+    files += [s.script_path for s in specs if s.script_path is not None]
+    return files
+
+
+CheckpointOption = Annotated[
+    str | None,
+    typer.Option(
+        "--checkpoint",
+        help=(
+            "Point de reprise : enregistre dans PATH chaque partie finie ; relancée avec le même "
+            "PATH, la commande reprend là où elle s'était arrêtée (même résultat, rien n'est "
+            "rejoué). Refusé s'il a été écrit pour d'autres combats."
+        ),
+        metavar="PATH",
+    ),
+]
+
+
+@app.command(
+    "sweep",
+    cls=FrenchCommand,
+    help=(
+        "Balayage : joue chaque déploiement d'un camp (zone de la carte, autre zone, cases "
+        "de départ, formation) avec chaque stratégie, N combats par case (mêmes graines dans "
+        "chaque case), et imprime la matrice des taux de victoire avec leurs bandes 3σ. "
+        "Déploiements et stratégies viennent de la section « sweep » du fichier de rencontre."
+    ),
+)
+def sweep_cmd(
+    encounter_path: Annotated[
+        str,
+        typer.Option(
+            "--encounter",
+            help="Fichier YAML de rencontre avec une section « sweep ».",
+            metavar="FILE",
+        ),
+    ],
+    runs: Annotated[
+        int | None,
+        typer.Option(
+            "--runs", help="Combats par case (défaut : runs du fichier).", click_type=FrenchInt(1)
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Graine : le combat i de chaque case utilise seed + i.",
+            click_type=FrenchInt(),
+        ),
+    ] = None,
+    round_cap: Annotated[
+        int | None,
+        typer.Option("--round-cap", help="Plafond de rounds par combat.", click_type=FrenchInt(1)),
+    ] = None,
+    simple_monster_death: Annotated[
+        bool,
+        typer.Option("--simple-monster-death", help="Les monstres meurent à 0 pv."),
+    ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processus de calcul (résultat identique quel que soit N).",
+            click_type=FrenchInt(1),
+        ),
+    ] = 1,
+    model: Annotated[
+        str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
+    ] = "local",
+    checkpoint: CheckpointOption = None,
+    csv_path: Annotated[
+        str | None,
+        typer.Option(
+            "--csv", help="Écrit aussi une ligne par case (CSV) dans PATH.", metavar="PATH"
+        ),
+    ] = None,
+    json_path: Annotated[
+        str | None,
+        typer.Option(
+            "--json", help="Écrit aussi l'objet pf1e-sim/sweep@1 dans PATH.", metavar="PATH"
+        ),
+    ] = None,
+    heatmap_path: Annotated[
+        str | None,
+        typer.Option(
+            "--heatmap",
+            help=(
+                "Écrit la carte de chaleur des taux de victoire en SVG dans PATH (.svg ; pas de "
+                "PNG, qui demanderait une bibliothèque de rendu : un navigateur ouvre le SVG)."
+            ),
+            metavar="PATH",
+        ),
+    ] = None,
+    html_path: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            help="Écrit aussi une page HTML autonome (carte de chaleur, tableaux) dans PATH.",
+            metavar="PATH",
+        ),
+    ] = None,
+) -> None:
+    from harness.checkpoint import Checkpoint, fingerprint
+    from harness.sweep import (
+        Strategy,
+        build_variants,
+        render_sweep,
+        run_sweep,
+        sweep_csv,
+    )
+
+    if heatmap_path is not None and not heatmap_path.lower().endswith(".svg"):
+        if heatmap_path.lower().endswith(".png"):
+            raise UserError("--heatmap : le PNG n'est pas pris en charge (il demanderait une "
+                            "bibliothèque de rendu) ; donnez un fichier .svg")  # fmt: skip
+        raise UserError(f"--heatmap attend un fichier .svg, reçu « {heatmap_path} »")
+    setup = _setup(None, None, encounter_path, None)
+    loaded = load_encounter_file(encounter_path)
+    plan = loaded.sweep
+    if plan is None:
+        raise UserError(f"{encounter_path} : pas de section « sweep » (déploiements et "
+                        "stratégies à balayer)")  # fmt: skip
+    variants = build_variants(setup.encounter, plan.side, plan.variants, encounter_path)
+    strategies = [Strategy(name, spec) for name, spec in plan.strategies]
+    runs = runs if runs is not None else setup.runs
+    seed = seed if seed is not None else setup.seed
+    round_cap = round_cap if round_cap is not None else setup.round_cap
+    monsters_die = simple_monster_death or setup.simple_monster_death
+    specs = [*setup.policies, *(s.policy for s in strategies)]
+    uses_llm = any(s.kind == "llm" for s in specs)
+    book = None
+    if checkpoint is not None:
+        params = {
+            "side": plan.side, "runs": runs, "seed": seed, "round_cap": round_cap,
+            "monsters_die_at_zero": monsters_die, "model": model if uses_llm else None,
+        }  # fmt: skip
+        book = Checkpoint(
+            checkpoint, "sweep", fingerprint("sweep", _input_files(encounter_path, specs), params)
+        )
+    total = len(variants) * len(strategies)
+    if book is not None and book.done:
+        sys.stderr.write(f"Reprise : {len(book.done)} case{'s' if len(book.done) > 1 else ''} "
+                         f"sur {total} lue{'s' if len(book.done) > 1 else ''} dans "
+                         f"{checkpoint}.\n")  # fmt: skip
+    try:
+        with _Progress(runs * total) as bar:
+            result = run_sweep(
+                variants,
+                setup.policies,
+                plan.side,
+                strategies,
+                runs=runs,
+                seed=seed,
+                round_cap=round_cap,
+                monsters_die_at_zero=monsters_die,
+                workers=workers,
+                model=model,
+                checkpoint=book,
+                progress=lambda fights, cells: bar.update(
+                    fights, f"combats (cases {cells}/{total})"
+                ),
+                title=loaded.name,
+            )
+    except KeyboardInterrupt:
+        if book is not None:
+            n = len(book.done)
+            sys.stderr.write(
+                f"{PROG}: {n} case{'s' if n > 1 else ''} sur {total} "
+                f"enregistrée{'s' if n > 1 else ''} dans {checkpoint} : relancez la même "
+                "commande pour reprendre.\n"
+            )
+        else:
+            sys.stderr.write(f"{PROG}: sans --checkpoint, les cases finies sont perdues.\n")
+        raise
+    data = result.to_dict()
+    data["encounter_file"] = encounter_path
+    sys.stdout.write(render_sweep(data))
+    sys.stdout.flush()
+    if csv_path is not None:
+        _write(csv_path, sweep_csv(data))
+    if json_path is not None:
+        _write(json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    if heatmap_path is not None:
+        from harness.html import sweep_heatmap
+
+        _write(heatmap_path, '<?xml version="1.0" encoding="UTF-8"?>\n' + sweep_heatmap(data)
+               + "\n")  # fmt: skip
+    if html_path is not None:
+        from harness.html import render_sweep_html
+
+        _write(html_path, render_sweep_html(data))
+
+
 strategy_app = typer.Typer(
     name="strategy",
     cls=FrenchGroup,
@@ -972,7 +1182,9 @@ def strategy_compile_cmd(
     sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
 
 
-COMMANDS = ("simulate", "schema", "report", "experiment", "strategy", "roll", "audit-dice")
+COMMANDS = (
+    "simulate", "schema", "report", "experiment", "sweep", "strategy", "roll", "audit-dice",
+)  # fmt: skip
 
 
 def _prepare(argv: list[str]) -> list[str]:

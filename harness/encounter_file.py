@@ -25,6 +25,19 @@
       level: 0.05                     # optional (0.05)
       target_width: 0.05              # optional: adaptive stopping (interval width)
       max_runs: 5000                  # optional: its maximum of runs
+    sweep:                            # optional: what « pf1e-sim sweep » plays
+      side: players                   # the side whose deployment and policy change
+      variants:                       # name -> how that side deploys (rows first)
+        zone de la carte: {}          # the map's zone (also: no value)
+        zone A: { zone: A }           # a zone letter of the map
+        bas: { zone: { rows: [5, 6], cols: [1, 2] } }     # a rectangle (inclusive)
+        piliers: { zone: [[6, 2], [5, 3], [6, 4]] }       # a list of squares
+        embuscade: { cells: [[3, 13], [4, 12], [5, 13]] } # one square per combatant
+        ligne: { formation: { shape: line, anchor: [4, 5] } }
+        coin: { formation: { shape: wedge, anchor: [4, 5], facing: east, spacing: 1 } }
+      strategies:                     # name -> policy of that side
+        heuristique: heuristic
+        prudents: strategy:../strategies/cautious_archers.yaml
 """
 
 from __future__ import annotations
@@ -32,9 +45,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, cast
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
+from engine.deployment import (
+    CellsDeployment,
+    Deployment,
+    FormationDeployment,
+    RowCol,
+    ZoneDeployment,
+)
 from engine.errors import DataError
 from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
@@ -58,6 +79,136 @@ class ExperimentEntry(StrictModel):
     max_runs: int | None = Field(default=None, ge=1)
 
 
+def _row_col(value: list[int]) -> list[int]:
+    if len(value) != 2:
+        raise ValueError(f"[ligne, colonne] attendu, reçu {value!r}")
+    return value
+
+
+class ZoneRect(StrictModel):
+    """A rectangle of squares: first and last row, first and last column (inclusive)."""
+
+    rows: list[int]
+    cols: list[int]
+
+    @field_validator("rows", "cols")
+    @classmethod
+    def _pair(cls, value: list[int]) -> list[int]:
+        if len(value) != 2 or value[0] > value[1]:
+            raise ValueError(f"[première, dernière] attendu (première ≤ dernière), reçu {value!r}")
+        return value
+
+
+class FormationEntry(StrictModel):
+    shape: Literal["line", "column", "wedge"]
+    anchor: list[int]
+    facing: Literal["north", "south", "east", "west"] | None = None
+    spacing: int = Field(default=1, ge=1)
+
+    @field_validator("anchor")
+    @classmethod
+    def _anchor(cls, value: list[int]) -> list[int]:
+        return _row_col(value)
+
+
+class VariantEntry(StrictModel):
+    """How the studied side deploys: at most one of ``zone``, ``cells``, ``formation``
+    (none: the map's zone)."""
+
+    zone: str | ZoneRect | list[list[int]] | None = None
+    cells: list[list[int]] | None = Field(default=None, min_length=1)
+    formation: FormationEntry | None = None
+
+    @field_validator("zone", mode="before")
+    @classmethod
+    def _zone(cls, value: object) -> object:
+        # checked here so that a mistake gets its own message, not the union's first one
+        if value is None or (isinstance(value, str) and len(value) == 1):
+            return value
+        if isinstance(value, dict):
+            rect = cast("dict[object, object]", value)
+            keys = sorted(str(k) for k in rect)
+            if keys != ["cols", "rows"]:
+                raise ValueError(
+                    "rectangle {rows: [première, dernière], cols: [première, dernière]} "
+                    f"attendu, clés reçues : {', '.join(keys)}"
+                )
+            for key in ("rows", "cols"):
+                pair = rect[key]
+                if not (
+                    isinstance(pair, list)
+                    and len(cast("list[object]", pair)) == 2
+                    and all(isinstance(x, int) for x in cast("list[object]", pair))
+                    and cast("list[int]", pair)[0] <= cast("list[int]", pair)[1]
+                ):
+                    raise ValueError(
+                        f"{key} : [première, dernière] attendu (première ≤ dernière), reçu {pair!r}"
+                    )
+            return value
+        if isinstance(value, list):
+            for item in cast("list[object]", value):
+                if not isinstance(item, list):
+                    raise ValueError(f"[ligne, colonne] attendu, reçu {item!r}")
+                _row_col(cast("list[int]", item))
+            return value
+        raise ValueError(
+            "une lettre de zone de la carte, un rectangle {rows: […], cols: […]} ou une liste "
+            f"de [ligne, colonne] attendu, reçu {value!r}"
+        )
+
+    @field_validator("cells")
+    @classmethod
+    def _cells(cls, value: list[list[int]] | None) -> list[list[int]] | None:
+        for item in value or []:
+            _row_col(item)
+        return value
+
+    @model_validator(mode="after")
+    def _one_way(self) -> VariantEntry:
+        given = [k for k in ("zone", "cells", "formation") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"une seule façon de se déployer par variante (zone, cells ou formation), "
+                f"reçu : {', '.join(given)}"
+            )
+        return self
+
+    def deployment(self) -> Deployment | None:
+        if isinstance(self.zone, str):
+            return ZoneDeployment(letter=self.zone)
+        if isinstance(self.zone, ZoneRect):
+            (r0, r1), (c0, c1) = self.zone.rows, self.zone.cols
+            cells = tuple((r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
+            return ZoneDeployment(squares=cells)
+        if self.zone is not None:
+            return ZoneDeployment(squares=tuple(_rc(x) for x in self.zone))
+        if self.cells is not None:
+            return CellsDeployment(tuple(_rc(x) for x in self.cells))
+        if self.formation is not None:
+            f = self.formation
+            return FormationDeployment(f.shape, _rc(f.anchor), f.facing, f.spacing)
+        return None
+
+
+def _rc(value: list[int]) -> RowCol:
+    return value[0], value[1]
+
+
+class SweepEntry(StrictModel):
+    side: str = Field(min_length=1)
+    variants: dict[str, VariantEntry | None] = Field(min_length=1)
+    strategies: dict[str, str] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSweep:
+    side: str
+    #: (name, deployment or None for the map's zone) in file order
+    variants: tuple[tuple[str, Deployment | None], ...]
+    #: (name, policy) in file order
+    strategies: tuple[tuple[str, PolicySpec], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedExperiment:
     side: str
@@ -77,6 +228,7 @@ class EncounterFile(StrictModel):
     simple_monster_death: bool = False
     sides: dict[str, SideEntry] = Field(min_length=1)
     experiment: ExperimentEntry | None = None
+    sweep: SweepEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +245,7 @@ class LoadedEncounter:
     #: (side, [(creature file, policy spec)]) in file order
     sides: tuple[tuple[str, tuple[tuple[str, PolicySpec], ...]], ...]
     experiment: LoadedExperiment | None = None
+    sweep: LoadedSweep | None = None
 
 
 def load_encounter_file(path: str | Path) -> LoadedEncounter:
@@ -142,6 +295,21 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
             (name, spec(policy, f'experiment.arms["{name}"]')) for name, policy in exp.arms.items()
         )
         experiment = LoadedExperiment(exp.side, arms, exp.level, exp.target_width, exp.max_runs)
+    sweep: LoadedSweep | None = None
+    if doc.sweep is not None:
+        sw = doc.sweep
+        if sw.side not in doc.sides:
+            raise DataError(f"camp inconnu « {sw.side} » (camps : {', '.join(doc.sides)})",
+                            source=str(p), location="sweep.side")  # fmt: skip
+        variants = tuple(
+            (name, entry.deployment() if entry is not None else None)
+            for name, entry in sw.variants.items()
+        )
+        strategies = tuple(
+            (name, spec(policy, f'sweep.strategies["{name}"]'))
+            for name, policy in sw.strategies.items()
+        )
+        sweep = LoadedSweep(sw.side, variants, strategies)
     return LoadedEncounter(
         source=str(p),
         name=doc.name,
@@ -152,4 +320,5 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
         simple_monster_death=doc.simple_monster_death,
         sides=tuple(sides),
         experiment=experiment,
+        sweep=sweep,
     )

@@ -8,6 +8,7 @@ share of fights ended out of the fight). Same inputs, same bytes.
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Any
 
@@ -222,5 +223,166 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
         f"{summary}"
         f"<h2>Durée des combats</h2>{rounds_chart(report)}"
         f"<h2>Attrition moyenne par combat</h2>{attrition_chart(report)}{attrition}"
+        "</body></html>\n"
+    )
+
+
+# -- sweeps -----------------------------------------------------------------------------
+
+#: colour scale of the heatmap (viridis, colour-blind safe), 0 % … 100 %
+_SCALE = ((0x44, 0x01, 0x54), (0x3B, 0x52, 0x8B), (0x21, 0x91, 0x8C), (0x5E, 0xC9, 0x62),
+          (0xFD, 0xE7, 0x25))  # fmt: skip
+
+
+def heat_colour(rate: float, low: float = 0.0, high: float = 1.0) -> tuple[str, str]:
+    """Fill colour of a win rate on the scale ``low`` … ``high`` and the text colour
+    readable on it."""
+    x = min(1.0, max(0.0, (rate - low) / (high - low))) * (len(_SCALE) - 1)
+    i = min(int(x), len(_SCALE) - 2)
+    t = x - i
+    r, g, b = (round(a + (b - a) * t) for a, b in zip(_SCALE[i], _SCALE[i + 1], strict=True))
+    light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 140
+    return f"#{r:02x}{g:02x}{b:02x}", "#000" if light else "#fff"
+
+
+def _text_px(text: str) -> int:
+    """A generous width estimate of ``text`` at 12 px (no font metrics here)."""
+    return 7 * len(text) + 10
+
+
+def heat_scale(rates: list[float]) -> tuple[float, float]:
+    """The colour scale of a heatmap: the range of ``rates`` widened to multiples of
+    5 points, at least 10 points wide, within [0, 1]."""
+    low = math.floor(min(rates) * 20 + 1e-9) / 20
+    high = math.ceil(max(rates) * 20 - 1e-9) / 20
+    if high - low < 0.1:
+        low, high = max(0.0, high - 0.1), min(1.0, max(high, low + 0.1))
+        low = min(low, high - 0.1)
+    return low, high
+
+
+def sweep_heatmap(data: dict[str, Any]) -> str:
+    """The matrix of win rates (rows: deployments, columns: strategies) as an SVG heatmap:
+    the colour is the win rate (scale: the range of the rates, see :func:`heat_scale`),
+    each square gives it with its 3σ band; the best cell is framed."""
+    from harness.sweep import band_text
+
+    variants = [v["name"] for v in data["variants"]]
+    strategies = [s["name"] for s in data["strategies"]]
+    ns = len(strategies)
+    left = max(_text_px(v) for v in variants) + 10
+    cw = max(150, *(_text_px(s) for s in strategies))
+    ch, top = 44, 56
+    low, high = heat_scale([c["rate"] for c in data["cells"]])
+    key = f"{100 * high:g} % — cadre rouge : meilleure case ; entre crochets : bande 3σ (en %)"
+    key_x = left + 50 + 8 * 21 + 6
+    width = max(left + cw * ns + 20, key_x + _text_px(key))
+    height = top + ch * len(variants) + 50
+    label = f"Victoires {data['side']} par déploiement et stratégie"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="{escape(label)}" font-family="sans-serif" font-size="12">',
+        f'<text x="10" y="18" style="font-size:14px">{escape(label)} '
+        f"({data['runs']} combats par case)</text>",
+    ]
+    for si, name in enumerate(strategies):
+        x = left + cw * si + cw / 2
+        parts.append(
+            f'<text x="{_f(x)}" y="{top - 10}" text-anchor="middle" fill="#222">'
+            f"{escape(name)}</text>"
+        )
+    best = data["best"]
+    frame = ""
+    for vi, name in enumerate(variants):
+        y = top + ch * vi
+        parts.append(
+            f'<text x="{left - 8}" y="{y + ch / 2 + 4:.0f}" text-anchor="end" fill="#222">'
+            f"{escape(name)}</text>"
+        )
+        for si in range(ns):
+            cell = data["cells"][vi * ns + si]
+            fill, ink = heat_colour(cell["rate"], low, high)
+            x = left + cw * si
+            lo, hi = cell["band_3sigma"]
+            band = band_text(cell).split(" ", 1)[1]
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{fill}" '
+                f'stroke="#fff"><title>{escape(cell["variant"])} × '
+                f"{escape(cell['strategy'])} : {pct(cell['rate'])} ({cell['wins']}/"
+                f"{cell['runs']}), bande 3σ [{pct(lo)}, {pct(hi)}]</title></rect>"
+                f'<text x="{_f(x + cw / 2)}" y="{y + 19}" text-anchor="middle" '
+                f'style="fill:{ink};font-size:14px">{pct(cell["rate"])}</text>'
+                f'<text x="{_f(x + cw / 2)}" y="{y + 35}" text-anchor="middle" '
+                f'style="fill:{ink};font-size:11px">{escape(band)}</text>'
+            )
+            if (cell["variant"], cell["strategy"]) == (best["variant"], best["strategy"]):
+                frame = (
+                    f'<rect x="{x + 1.5}" y="{y + 1.5}" width="{cw - 3}" height="{ch - 3}" '
+                    'fill="none" stroke="#d00" stroke-width="3"/>'
+                )
+    parts.append(frame)
+    y = top + ch * len(variants) + 20
+    parts.append(f'<text x="{left}" y="{y + 12}" fill="#222">{100 * low:g} %</text>')
+    for k in range(21):
+        fill, _ = heat_colour(low + (high - low) * k / 20, low, high)
+        parts.append(f'<rect x="{left + 50 + 8 * k}" y="{y}" width="8" height="16" fill="{fill}"/>')
+    parts.append(f'<text x="{key_x}" y="{y + 12}" fill="#222">{escape(key)}</text></svg>')
+    return "".join(parts)
+
+
+def render_sweep_html(data: dict[str, Any]) -> str:
+    """A self-contained HTML page of a sweep object (``pf1e-sim/sweep@1``)."""
+    from harness.sweep import describe_deployment
+
+    title = data["title"] or data["map"]
+    side = data["side"]
+    cells = _table(
+        ["Déploiement", "Stratégie", "Victoires", "Taux", "Bande 3σ", "Nuls", "Rounds moyens"],
+        [
+            [
+                c["variant"],
+                c["strategy"],
+                f"{c['wins']}/{c['runs']}",
+                pct(c["rate"]),
+                f"[{pct(c['band_3sigma'][0])}, {pct(c['band_3sigma'][1])}]",
+                str(c["draws"]),
+                f"{c['rounds_mean']:.1f}",
+            ]
+            for c in data["cells"]
+        ],
+        {2, 3, 4, 5, 6},
+    )
+    deployments = _table(
+        ["Déploiement", "Placement", "Cases de départ"],
+        [
+            [
+                v["name"],
+                describe_deployment(v["deployment"]),
+                ", ".join(f"{cid} ({rc[0]},{rc[1]})" for cid, rc in v["starts"].items()),
+            ]
+            for v in data["variants"]
+        ],
+        set(),
+    )
+    strategies = _table(
+        ["Stratégie", "Politique"], [[s["name"], s["policy"]] for s in data["strategies"]], set()
+    )
+    best = data["best"]
+    cap = data["round_cap"]
+    where = (best["variant"], best["strategy"])
+    top = next(c for c in data["cells"] if (c["variant"], c["strategy"]) == where)
+    return (
+        '<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
+        f"<title>Balayage — {escape(title)}</title>"
+        f"<style>{_CSS}</style></head><body>"
+        f"<h1>Balayage — {escape(title)}</h1>"
+        f"<p>Carte : {escape(data['map'])}. Camp étudié : {escape(side)} (les autres camps "
+        f"gardent leur zone et leur politique). {data['runs']} combats par case, mêmes graines "
+        f"dans chaque case (seed {data['seed']}, plafond {cap} round{'s' if cap > 1 else ''}).</p>"
+        f"<h2>Victoires {escape(side)}</h2>{sweep_heatmap(data)}"
+        f"<p>Meilleure case : « {escape(best['variant'])} » × « {escape(best['strategy'])} » : "
+        f"{pct(top['rate'])} [{pct(top['band_3sigma'][0])}, {pct(top['band_3sigma'][1])}]. "
+        "Couleur : taux de victoire (échelle des taux observés).</p>"
+        f"{cells}<h2>Déploiements</h2>{deployments}<h2>Stratégies</h2>{strategies}"
         "</body></html>\n"
     )

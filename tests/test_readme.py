@@ -49,3 +49,13 @@ def test_experiment_example_matches_the_real_output(capsys, monkeypatch):
     assert main(command.split()[3:]) == 0
     out, _ = capsys.readouterr()
     assert f"$ {command}\n{out}```" in readme, "README experiment output is stale"
+
+
+def test_sweep_example_matches_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "uv run pf1e-sim sweep --encounter data/encounters/sweep_archers.yaml"
+    assert f"$ {command}\n" in readme
+    assert main(command.split()[3:]) == 0
+    out, _ = capsys.readouterr()
+    assert f"$ {command}\n{out}```" in readme, "README sweep output is stale"
