@@ -758,6 +758,58 @@ class FrenchFloat(click.ParamType):
         return number
 
 
+def _write(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+
+
+def _input_files(encounter_path: str, specs: list[PolicySpec]) -> list[str]:
+    """Every file whose content decides the fights of an encounter file."""
+    loaded = load_encounter_file(encounter_path)
+    files = [encounter_path, loaded.map_path]
+    files += [f for _side, members in loaded.sides for f, _spec in members]
+    files += [s.script_path for s in specs if s.script_path is not None]
+    return files
+
+
+def _spec_key(spec: PolicySpec) -> list[str | None]:
+    """A policy by its kind and the content of its file (not its path)."""
+    if spec.script_path is None:
+        return [spec.kind, spec.model]
+    import hashlib
+
+    try:
+        digest = hashlib.sha256(Path(spec.script_path).read_bytes()).hexdigest()
+    except OSError as err:
+        raise UserError(f"{spec.script_path} : lecture impossible : {os_error_fr(err)}") from None
+    return [spec.kind, digest]
+
+
+def _interrupted(checkpoint: str | None, saved: str) -> None:
+    """What an interrupted sweep or experiment kept (stderr)."""
+    if checkpoint is not None:
+        sys.stderr.write(f"{PROG}: {saved} dans {checkpoint} : relancez la même commande "
+                         "pour reprendre.\n")  # fmt: skip
+    else:
+        sys.stderr.write(f"{PROG}: sans --checkpoint, ce qui était fini est perdu.\n")
+
+
+CheckpointOption = Annotated[
+    str | None,
+    typer.Option(
+        "--checkpoint",
+        help=(
+            "Point de reprise : enregistre dans PATH chaque partie finie ; relancée avec le même "
+            "PATH, la commande reprend là où elle s'était arrêtée (même résultat, rien n'est "
+            "rejoué). Refusé s'il a été écrit pour d'autres combats."
+        ),
+        metavar="PATH",
+    ),
+]
+
+
 @app.command(
     "experiment",
     cls=FrenchCommand,
@@ -854,7 +906,9 @@ def experiment_cmd(
             "--json", help="Écrit aussi l'objet pf1e-sim/experiment@1 dans PATH.", metavar="PATH"
         ),
     ] = None,
+    checkpoint: CheckpointOption = None,
 ) -> None:
+    from harness.checkpoint import Checkpoint, fingerprint
     from harness.experiment import Arm, render_experiment, run_experiment
 
     setup = _setup(None, None, encounter_path, None)
@@ -888,23 +942,49 @@ def experiment_cmd(
     runs = runs if runs is not None else setup.runs
     if target is not None and most is None:
         most = 10 * runs
-    with _Progress((most or runs) * len(arms)) as bar:
-        result = run_experiment(
-            setup.encounter,
-            setup.policies,
-            side,
-            arms,
-            runs=runs,
-            seed=seed if seed is not None else setup.seed,
-            round_cap=round_cap if round_cap is not None else setup.round_cap,
-            monsters_die_at_zero=simple_monster_death or setup.simple_monster_death,
-            level=level if level is not None else (loaded.level if loaded else 0.05),
-            workers=workers,
-            target_width=target,
-            max_runs=most,
-            model=model,
-            progress=lambda done, _limit: bar.update(done * len(arms)),
+    seed = seed if seed is not None else setup.seed
+    round_cap = round_cap if round_cap is not None else setup.round_cap
+    monsters_die = simple_monster_death or setup.simple_monster_death
+    book = None
+    if checkpoint is not None:
+        specs = [*setup.policies, *(a.policy for a in arms)]
+        params = {
+            "side": side, "runs": runs, "seed": seed, "round_cap": round_cap,
+            "monsters_die_at_zero": monsters_die,
+            "model": model if any(s.kind == "llm" for s in specs) else None,
+            "arms": [_spec_key(a.policy) for a in arms],
+        }  # fmt: skip
+        book = Checkpoint(
+            checkpoint,
+            "experiment",
+            fingerprint("experiment", _input_files(encounter_path, specs), params),
         )
+        saved = sum(key[1] - key[0] for key in book.done)
+        if saved:
+            sys.stderr.write(f"Reprise : {saved} combats par bras lus dans {checkpoint}.\n")
+    try:
+        with _Progress((most or runs) * len(arms)) as bar:
+            result = run_experiment(
+                setup.encounter,
+                setup.policies,
+                side,
+                arms,
+                runs=runs,
+                seed=seed,
+                round_cap=round_cap,
+                monsters_die_at_zero=monsters_die,
+                level=level if level is not None else (loaded.level if loaded else 0.05),
+                workers=workers,
+                target_width=target,
+                max_runs=most,
+                model=model,
+                progress=lambda done, _limit: bar.update(done * len(arms)),
+                checkpoint=book,
+            )
+    except KeyboardInterrupt:
+        saved = 0 if book is None else sum(k[1] - k[0] for k in book.done)
+        _interrupted(checkpoint, f"{saved} combats par bras enregistrés")
+        raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path
     title = load_encounter_file(encounter_path).name
@@ -917,36 +997,6 @@ def experiment_cmd(
             )
         except OSError as err:
             raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
-
-
-def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
-
-
-def _input_files(encounter_path: str, specs: list[PolicySpec]) -> list[str]:
-    """Every file whose content decides the fights of an encounter file."""
-    loaded = load_encounter_file(encounter_path)
-    files = [encounter_path, loaded.map_path]
-    files += [f for _side, members in loaded.sides for f, _spec in members]
-    files += [s.script_path for s in specs if s.script_path is not None]
-    return files
-
-
-CheckpointOption = Annotated[
-    str | None,
-    typer.Option(
-        "--checkpoint",
-        help=(
-            "Point de reprise : enregistre dans PATH chaque partie finie ; relancée avec le même "
-            "PATH, la commande reprend là où elle s'était arrêtée (même résultat, rien n'est "
-            "rejoué). Refusé s'il a été écrit pour d'autres combats."
-        ),
-        metavar="PATH",
-    ),
-]
 
 
 @app.command(
@@ -1096,15 +1146,9 @@ def sweep_cmd(
                 title=loaded.name,
             )
     except KeyboardInterrupt:
-        if book is not None:
-            n = len(book.done)
-            sys.stderr.write(
-                f"{PROG}: {n} case{'s' if n > 1 else ''} sur {total} "
-                f"enregistrée{'s' if n > 1 else ''} dans {checkpoint} : relancez la même "
-                "commande pour reprendre.\n"
-            )
-        else:
-            sys.stderr.write(f"{PROG}: sans --checkpoint, les cases finies sont perdues.\n")
+        n = 0 if book is None else len(book.done)
+        plural = "s" if n > 1 else ""
+        _interrupted(checkpoint, f"{n} case{plural} sur {total} enregistrée{plural}")
         raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path

@@ -12,20 +12,28 @@ counts, summed in any order, so the result is identical for any number of
 workers. Adaptive stopping adds batches of runs (run indices continue) until
 every interval is narrower than the target or the maximum is reached; batches
 are fixed in advance, so it stops at the same point whatever the workers.
+
+With a checkpoint (:mod:`harness.checkpoint`), every finished chunk is saved
+with its counts (key: its first run and its last run + 1); on a new start the
+saved chunks of each batch are read instead of played and only the gaps
+between them are played, so the result is the same as without interruption.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.encounter import Encounter
+from engine.errors import DataError
 from engine.runner import play_fight
 from engine.stats import PairedDifference, two_proportion_test, win_rate_band
+from harness.checkpoint import Checkpoint
 from harness.parallel import PolicySet
 from harness.report import pct
 from policies.registry import PolicySpec
@@ -68,6 +76,26 @@ class Counts:
             for i, v in enumerate(theirs):
                 mine[i] += v
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, arms: int, runs: int) -> Counts:
+        """:raises ValueError: not the counts of ``runs`` runs of ``arms`` arms."""
+        if not isinstance(data, dict) or data.get("arms") != arms or data.get("runs") != runs:  # pyright: ignore[reportUnknownMemberType]
+            raise ValueError("counts")
+        lists: dict[str, list[int]] = {}
+        for name in ("wins", "draws", "only_arm", "only_base"):
+            values: Any = data.get(name)  # pyright: ignore[reportUnknownMemberType]
+            if not (
+                isinstance(values, list)
+                and len(values) == arms  # pyright: ignore[reportUnknownArgumentType]
+                and all(isinstance(v, int) and 0 <= v <= runs for v in values)  # pyright: ignore[reportUnknownVariableType]
+            ):
+                raise ValueError("counts")
+            lists[name] = values  # pyright: ignore[reportUnknownArgumentType]
+        return cls(arms, runs, **lists)
+
 
 @dataclass(frozen=True, slots=True)
 class _Job:
@@ -85,9 +113,11 @@ _JOB: _Job | None = None
 _SETS: list[PolicySet] | None = None
 
 
-def _init(job: _Job) -> None:
+def _init(job: _Job, ignore_interrupt: bool = False) -> None:
     global _JOB, _SETS
     _JOB, _SETS = job, None
+    if ignore_interrupt:  # Ctrl-C is the parent's to handle (it cancels the chunks)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _chunk(start: int, stop: int) -> Counts:
@@ -207,9 +237,15 @@ def run_experiment(
     max_runs: int | None = None,
     model: str | None = None,
     progress: ProgressFn | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> ExperimentResult:
     """Play ``runs`` fights per arm (more, by batches of ``runs``, while an interval
-    is wider than ``target_width`` and fewer than ``max_runs`` were played)."""
+    is wider than ``target_width`` and fewer than ``max_runs`` were played).
+
+    Chunks saved in ``checkpoint`` are read, not played; played chunks are saved.
+
+    :raises DataError: the checkpoint holds chunks that do not fit, or cannot be written.
+    """
     specs = tuple(
         tuple(
             arm.policy if p.side == side else spec
@@ -226,12 +262,38 @@ def run_experiment(
     done = 0
     while done < limit:
         stop = min(limit, done + runs)
-        result.counts.merge(_play(job, done, stop, workers, result.counts, progress, limit))
+        result.counts.merge(
+            _play(job, done, stop, workers, result.counts, progress, limit, checkpoint)
+        )
         result.batches += 1
         done = stop
         if target_width is None or result.widest() <= target_width:
             break
     return result
+
+
+def _saved(book: Checkpoint, arms: int, start: int, stop: int) -> list[tuple[int, int, Counts]]:
+    """The checkpoint's chunks inside ``start … stop − 1``, in order.
+
+    :raises DataError: invalid or overlapping chunks.
+    """
+    out: list[tuple[int, int, Counts]] = []
+    for key in sorted(book.done):
+        if len(key) != 2 or key[0] >= key[1]:
+            raise DataError("point de reprise invalide (clé d'un lot)", source=str(book.path))
+        a, b = key
+        if a < start or b > stop:
+            continue
+        if out and a < out[-1][1]:
+            raise DataError("point de reprise invalide (lots qui se chevauchent)",
+                            source=str(book.path))  # fmt: skip
+        try:
+            counts = Counts.from_dict(book.done[key].get("counts"), arms, b - a)
+        except ValueError:
+            raise DataError("point de reprise invalide (comptes d'un lot)",
+                            source=str(book.path)) from None  # fmt: skip
+        out.append((a, b, counts))
+    return out
 
 
 def _play(
@@ -242,14 +304,36 @@ def _play(
     so_far: Counts,
     progress: ProgressFn | None,
     limit: int,
+    book: Checkpoint | None = None,
 ) -> Counts:
-    total = Counts(so_far.arms)
+    arms = so_far.arms
+    total = Counts(arms)
+    gaps: list[tuple[int, int]] = []
+    at = start
+    for a, b, counts in _saved(book, arms, start, stop) if book is not None else []:
+        if at < a:
+            gaps.append((at, a))
+        total.merge(counts)
+        at = b
+    if at < stop:
+        gaps.append((at, stop))
+    if total.runs and progress is not None:
+        progress(so_far.runs + total.runs, limit)
+
+    def done(a: int, b: int, part: Counts) -> None:
+        total.merge(part)
+        if book is not None:
+            book.add((a, b), {"counts": part.to_dict()})
+        if progress is not None:
+            progress(so_far.runs + total.runs, limit)
+
+    todo = [ab for g0, g1 in gaps for ab in _bounds(g0, g1, workers)]
+    if not todo:
+        return total
     if workers <= 1 or stop - start < 2:
         _init(job)
-        for a, b in _bounds(start, stop, 1):
-            total.merge(_chunk(a, b))
-            if progress is not None:
-                progress(so_far.runs + total.runs, limit)
+        for a, b in todo:
+            done(a, b, _chunk(a, b))
         return total
     uses_llm = any(s.kind == "llm" for specs in job.specs for s in specs)
     if not uses_llm and "fork" in multiprocessing.get_all_start_methods():
@@ -260,13 +344,17 @@ def _play(
         job = dataclasses.replace(
             job, encounter=dataclasses.replace(enc, gmap=dataclasses.replace(enc.gmap, cache={}))
         )
-    with ProcessPoolExecutor(
-        max_workers=min(workers, stop - start), mp_context=ctx, initializer=_init, initargs=(job,)
-    ) as pool:
-        for part in pool.map(_chunk, *zip(*_bounds(start, stop, workers), strict=True)):
-            total.merge(part)
-            if progress is not None:
-                progress(so_far.runs + total.runs, limit)
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), mp_context=ctx, initializer=_init,
+        initargs=(job, True),
+    )  # fmt: skip
+    try:
+        for (a, b), part in zip(todo, pool.map(_chunk, *zip(*todo, strict=True)), strict=True):
+            done(a, b, part)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return total
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -197,3 +198,79 @@ def test_experiment_arms_from_the_command_line(capsys):
 def test_experiment_errors_are_french(capsys, args, needle):
     code, _, err = run(capsys, ["experiment", *args])
     assert code == 2 and needle in err and "Traceback" not in err
+
+
+# -- checkpoints -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def count_fights(monkeypatch):
+    import harness.experiment
+
+    calls = []
+    real = harness.experiment.play_fight
+
+    def counted(*args, **kw):
+        calls.append(args[1])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(harness.experiment, "play_fight", counted)
+    return calls
+
+
+def test_an_interrupted_experiment_resumes_without_replaying_chunks(tmp_path, count_fights):
+    from harness.checkpoint import Checkpoint
+
+    setup, arms = _example()
+    kw = {"runs": 30, "seed": 3, "round_cap": 100}
+    whole = run_experiment(setup.encounter, setup.policies, "players", arms, **kw).to_dict()
+    path = tmp_path / "ck.json"
+
+    def stop(done, _limit):
+        if done >= 16:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(setup.encounter, setup.policies, "players", arms, progress=stop,
+                       checkpoint=Checkpoint(path, "experiment", "f"), **kw)  # fmt: skip
+    saved = json.loads(path.read_text(encoding="utf-8"))["done"]
+    assert [e["key"] for e in saved] == [[0, 8], [8, 16]]
+    count_fights.clear()
+    res = run_experiment(setup.encounter, setup.policies, "players", arms,
+                         checkpoint=Checkpoint(path, "experiment", "f"), **kw)  # fmt: skip
+    assert len(count_fights) == (30 - 16) * len(arms)
+    assert sorted(count_fights) == sorted(3 + i for i in range(16, 30) for _ in arms)
+    assert res.to_dict() == whole
+    # adaptive stopping, another number of workers: the saved chunks are reused
+    adaptive = {"target_width": 0.001, "max_runs": 60, **kw}
+    plain = run_experiment(setup.encounter, setup.policies, "players", arms, **adaptive)
+    count_fights.clear()
+    book = Checkpoint(path, "experiment", "f")
+    resumed = run_experiment(setup.encounter, setup.policies, "players", arms, workers=2,
+                             checkpoint=book, **adaptive)  # fmt: skip
+    assert count_fights == []  # played by the workers, not here
+    assert resumed.to_dict() == plain.to_dict()
+    keys = [e["key"] for e in json.loads(path.read_text(encoding="utf-8"))["done"]]
+    assert keys[:2] == [[0, 8], [8, 16]] and keys[-1][1] == 60
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(keys))  # no gap, no overlap
+
+
+def test_experiment_command_with_a_checkpoint(capsys, tmp_path, count_fights):
+    ck = tmp_path / "ck.json"
+    args = ["experiment", "--encounter", EXAMPLE, "--runs", "20", "--checkpoint", str(ck)]
+    code, out, _ = run(capsys, args)
+    assert code == 0 and len(count_fights) == 20 * 3
+    saved = json.loads(ck.read_text(encoding="utf-8"))
+    assert saved["kind"] == "experiment" and saved["done"][0]["key"] == [0, 5]
+    saved["done"] = saved["done"][1:3]  # runs 5…14 kept, 0…4 and 15…19 lost
+    ck.write_text(json.dumps(saved), encoding="utf-8")
+    count_fights.clear()
+    code, again, err = run(capsys, args)
+    assert code == 0 and again == out
+    assert "Reprise : 10 combats par bras lus dans" in err
+    assert sorted(count_fights) == sorted(1 + i for i in (*range(5), *range(15, 20)) for _ in "abc")
+    code, _, err = run(capsys, [*args, "--round-cap", "50"])
+    assert code == 2 and "écrit pour d'autres combats" in err
+    code, _, err = run(capsys, [*args[:-2], "--arm", "heuristic", "--arm", "heuristic2=heuristic",
+                                "--checkpoint", str(ck)])  # fmt: skip
+    assert code == 2 and "écrit pour d'autres combats" in err
