@@ -34,7 +34,7 @@ from engine.errors import DataError
 from engine.runner import play_fight
 from engine.stats import PairedDifference, two_proportion_test, win_rate_band
 from harness.checkpoint import Checkpoint
-from harness.parallel import PolicySet
+from harness.parallel import PolicySet, stop_pool
 from harness.report import pct
 from policies.registry import PolicySpec
 
@@ -352,7 +352,7 @@ def _play(
         for (a, b), part in zip(todo, pool.map(_chunk, *zip(*todo, strict=True)), strict=True):
             done(a, b, part)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop_pool(pool)
         raise
     pool.shutdown()
     return total

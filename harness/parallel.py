@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from typing import Any
 
 from engine.battle import Policy
 from engine.encounter import Encounter
@@ -290,3 +291,19 @@ def _simulate_forked(
                 outcome.add(fut.result())
                 if progress is not None:
                     progress(outcome.tally.fights)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool at once (Ctrl-C in the parent): cancel the queued work and end the
+    workers, whose current pieces are lost (never saved half done).
+
+    Without it, workers that ignore SIGINT would go on with the pieces already
+    sent to them and, once the parent has left, wait for more forever.
+    """
+    running: Any = getattr(pool, "_processes", None) or {}
+    processes = list(running.values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(5)

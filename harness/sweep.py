@@ -39,7 +39,7 @@ from engine.errors import DataError, EncounterError
 from engine.runner import play_fight
 from engine.stats import win_rate_band
 from harness.checkpoint import Checkpoint
-from harness.parallel import PolicySet
+from harness.parallel import PolicySet, stop_pool
 from harness.report import pct
 from harness.text import table
 from policies.registry import PolicySpec
@@ -412,7 +412,7 @@ def _play_pool(
             if left[v, s] == 0:
                 finish(v, s)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop_pool(pool)
         raise
     pool.shutdown()
 
