@@ -199,6 +199,13 @@ class SweepEntry(StrictModel):
     variants: dict[str, VariantEntry | None] = Field(min_length=1)
     strategies: dict[str, str] = Field(min_length=1)
 
+    @field_validator("variants", "strategies")
+    @classmethod
+    def _named(cls, value: dict[str, object]) -> dict[str, object]:
+        if any(not name.strip() for name in value):
+            raise ValueError("chaque entrée a besoin d'un nom non vide")
+        return value
+
 
 @dataclass(frozen=True, slots=True)
 class LoadedSweep:

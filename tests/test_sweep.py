@@ -245,6 +245,10 @@ sides:
             "sweep: {side: players, variants: {a: {}}, strategies: {h: 'strategy:nope.yaml'}}",
             "nope.yaml",
         ),
+        (
+            "sweep: {side: players, variants: {'': {}}, strategies: {h: heuristic}}",
+            "champ « sweep.variants » : chaque entrée a besoin d'un nom non vide",
+        ),
     ],
 )
 def test_sweep_file_errors_are_french(capsys, tmp_path, sweep, needle):
