@@ -331,7 +331,7 @@ def run_sweep(
         tuple(v.encounter for v in variants), specs, side, seed, round_cap,
         monsters_die_at_zero, model,
     )  # fmt: skip
-    state = _Progress(runs * resumed, resumed, progress)
+    state = _Tracker(runs * resumed, resumed, progress)
 
     def finish(v: int, s: int) -> None:
         done.add((v, s))
@@ -358,7 +358,7 @@ def run_sweep(
     )  # fmt: skip
 
 
-class _Progress:
+class _Tracker:
     def __init__(self, fights: int, cells: int, report: ProgressFn | None) -> None:
         self.done_fights, self.done_cells, self.report = fights, cells, report
         if report is not None:
@@ -382,7 +382,7 @@ def _play_pool(
     workers: int,
     cells: list[list[CellCounts]],
     finish: Callable[[int, int], None],
-    state: _Progress,
+    state: _Tracker,
 ) -> None:
     uses_llm = any(s.kind == "llm" for specs in job.specs for s in specs)
     if not uses_llm and "fork" in multiprocessing.get_all_start_methods():
