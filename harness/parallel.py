@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -101,6 +102,13 @@ def _init_worker(
     global _WORKER, _POLICIES  # noqa: PLW0603 - per-process copy of what to play
     _WORKER = (encounter, specs, model, threads)
     _POLICIES = None
+
+
+def _init_child(*args: Any) -> None:
+    """A pool worker: Ctrl-C is the parent's to handle (it stops the pool, see
+    :func:`stop_pool`); the worker then plays what it is given."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(*args)
 
 
 _POLICIES: PolicySet | None = None
@@ -232,12 +240,13 @@ def simulate(
     threads = max(1, (os.cpu_count() or 1) // workers) if uses_llm else None
     bounds = _chunks(0, runs, workers)
     clean = dataclasses.replace(encounter, gmap=dataclasses.replace(encounter.gmap, cache={}))
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
+        initializer=_init_child,
         initargs=(clean, specs, model, threads),
-    ) as pool:
+    )
+    try:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds
         ]
@@ -245,6 +254,10 @@ def simulate(
             outcome.add(fut.result())
             if progress is not None:
                 progress(outcome.tally.fights)
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown()
     return outcome
 
 
@@ -272,12 +285,13 @@ def _simulate_forked(
     if rest <= 0:
         return
     bounds = _chunks(warm, runs, workers)
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=max(1, workers - 1),
         mp_context=multiprocessing.get_context("fork"),
-        initializer=_init_worker,
+        initializer=_init_child,
         initargs=(encounter, specs, model),
-    ) as pool:
+    )
+    try:
         futures = [
             pool.submit(_run_chunk, seed, a, b, round_cap, monsters_die_at_zero) for a, b in bounds
         ]
@@ -291,6 +305,10 @@ def _simulate_forked(
                 outcome.add(fut.result())
                 if progress is not None:
                     progress(outcome.tally.fights)
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown()
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:

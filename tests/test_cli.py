@@ -614,3 +614,35 @@ def test_exit_statuses_set_inside_a_command_reach_the_caller(capsys, monkeypatch
     capsys.readouterr()
     assert main(["--encounter", "data/encounters/quickstart.yaml", "--runs", "1"]) == 130
     assert "pf1e-sim: interrompu" in capsys.readouterr()[1]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_stops_a_run_with_several_workers() -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) with workers:
+    the command says « interrompu », exits 130 and leaves no worker behind."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", *QUICK, "--runs", "1000000", "--workers", "2"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        start_new_session=True,  # its own process group, like a terminal's foreground job
+        # a test runner may ignore SIGINT; the command must start with the default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+    try:
+        time.sleep(4)  # the workers are playing
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err.endswith("pf1e-sim: interrompu\n")
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # anything left in the group?
+        pytest.fail("a worker outlived the command")
