@@ -3,7 +3,8 @@
 Each sample is a ``pf1e-sim/report@1`` object aggregated by the engine's own
 ``build_report`` from synthetic fight summaries drawn with a seeded RNG: balanced,
 lopsided, slightly unbalanced, many draws, one-sided attrition, a combatant that
-never hits, short and long fights, few runs, three and four sides. Same seed,
+never hits, a side that (almost) never reaches melee, short and long fights,
+few runs, three and four sides. Same seed,
 same objects.
 
     uv run python bench/report_samples.py --write tests/reports   # a few as JSON files
@@ -37,6 +38,9 @@ class Sample:
     rounds: tuple[int, int] = (3, 8)
     round_cap: int = 100
     map_name: str = "Arène d'essai"
+    #: per side: probability that each of its combatants makes a melee attack in
+    #: a fight (None: 0.9 for every side)
+    melee: tuple[float, ...] | None = None
 
 
 def _team(name: str, kind: str, n: int, hp: int, dmg: float, hit: float) -> tuple[Any, ...]:
@@ -84,12 +88,17 @@ SAMPLES: tuple[Sample, ...] = (
         "nuls_frequents_desequilibre", (GOBLINS, ORCS), (0.6, 0.1), rounds=(10, 12), round_cap=12
     ),
     Sample("un_contre_un_net", (STRONG_A, WEAK_B), (0.75, 0.24)),
+    Sample("jamais_au_contact", (GOBLINS, ORCS), (0.7, 0.28), melee=(0.9, 0.0)),
+    Sample("contact_rare", (GOBLINS, ORCS), (0.5, 0.47), melee=(0.03, 0.8)),
 )
 
 
 def build(sample: Sample, seed: int = 7) -> dict[str, Any]:
     """The report object of ``sample`` (deterministic)."""
     rng = random.Random(f"{sample.name}:{seed}")
+    # a stream of its own: the other counters stay those drawn before it existed
+    melee_rng = random.Random(f"{sample.name}:{seed}:melee")
+    melee = sample.melee or (0.9,) * len(sample.sides)
     infos = tuple(
         CombatantInfo(cid, side, name, hp)
         for side, members in sample.sides
@@ -123,7 +132,10 @@ def build(sample: Sample, seed: int = 7) -> dict[str, Any]:
             down = int(lost and rng.random() < 0.9) or int(rng.random() < 0.15)
             taken = round(hp * (1.1 if down else rng.uniform(0.0, 0.8)))
             dead = int(down and rng.random() < 0.2)
-            counters.append((hits, int(hits and rng.random() < 0.05), dealt, taken, 0, down, dead))
+            contact = int(melee_rng.random() < melee[side])
+            counters.append(
+                (hits, int(hits and rng.random() < 0.05), dealt, taken, 0, down, dead, contact)
+            )
         summaries.append(FightSummary(winner, rounds, tuple(counters)))
     return build_report(
         map_name=sample.map_name,
@@ -140,7 +152,13 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--write":
         out = Path(sys.argv[2])
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("ecrasant", "equilibre_1000", "trois_camps_outsider", "nuls_plafond"):
+        for name in (
+            "ecrasant",
+            "equilibre_1000",
+            "trois_camps_outsider",
+            "nuls_plafond",
+            "monstres_dominent",
+        ):
             sample = next(s for s in SAMPLES if s.name == name)
             path = out / f"{name}.json"
             path.write_text(

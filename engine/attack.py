@@ -499,6 +499,8 @@ def _swing(
     charge: bool = False,
 ) -> Swing:
     rng = battle.rng
+    if attack.is_melee:
+        actor.melee_swings += 1
     mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
     ac, notes = target_ac(battle, actor, target, attack)
     if actor.hidden_from:

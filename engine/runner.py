@@ -51,6 +51,7 @@ def summarize(encounter: Encounter, result: FightResult) -> FightSummary:
             c.healing_given,
             0 if c.active else 1,
             1 if c.dead else 0,
+            1 if c.melee_swings else 0,
         )
         for c in result.combatants
     )

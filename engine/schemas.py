@@ -212,6 +212,10 @@ class CombatantRow(_M):
     down_mean: float
     dead_total: int
     dead_mean: float
+    #: fights in which it made at least one melee attack roll (absent from
+    #: reports written before the counter existed)
+    melee_total: int | None = None
+    melee_mean: float | None = None
 
 
 class ReportModel(_M):

@@ -111,6 +111,8 @@ class CombatantState:
     damage_dealt: int = 0
     damage_taken: int = 0
     healing_given: int = 0
+    #: melee attack rolls made (attacks of opportunity included)
+    melee_swings: int = 0
     #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
     active: bool = True
 

@@ -19,7 +19,17 @@ from typing import Any
 REPORT_SCHEMA = "pf1e-sim/report@1"
 
 #: per-combatant counters collected for every fight, in this order
-COUNTERS = ("hits", "crits", "damage_dealt", "damage_taken", "healing_given", "down", "dead")
+#: (``melee``: 1 in a fight where the combatant made at least one melee attack roll)
+COUNTERS = (
+    "hits",
+    "crits",
+    "damage_dealt",
+    "damage_taken",
+    "healing_given",
+    "down",
+    "dead",
+    "melee",
+)
 
 
 def win_rate_band(wins: int, n: int, k: float = 3.0) -> tuple[float, float, float]:

@@ -62,6 +62,9 @@ class Thresholds:
     exposed_down: float = 0.30
     #: share of all damage dealt below which a side's attrition is one-sided
     one_sided_share: float = 0.15
+    #: share of fights below which a side whose every combatant makes a melee
+    #: attack roll that rarely is said to (almost) never reach melee
+    melee_rare: float = 0.05
 
 
 DEFAULT_THRESHOLDS = Thresholds()
@@ -76,7 +79,7 @@ class Fact:
 
     id: str
     #: what kind of claim (verdict, draws, length, carry, exposed, one_sided,
-    #: inactive, outsider, precision, lever)
+    #: inactive, melee, outsider, precision, lever)
     kind: str
     opening: str
     rest: str
@@ -168,6 +171,8 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
         values[f"hors_combat_{k}"] = pct(c["down_mean"])
         values[f"morts_{k}"] = pct(c["dead_mean"])
         values[f"touches_{k}"] = f"{c['hits_mean']:.2f}"
+        if c.get("melee_mean") is not None:
+            values[f"contact_{k}"] = pct(c["melee_mean"])
     dist = {int(k): v for k, v in rounds["distribution"].items()}
     if dist:
         values["rounds_min"] = str(min(dist))
@@ -208,8 +213,8 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 f"La rencontre est déséquilibrée, avec une avance {degree} en faveur de {favoured}",
                 f" : {favoured} gagne {{taux_{ft}}} des combats (bande 3σ {{bande_{ft}}}), "
                 f"contre {rest_others}.",
-                f"{favoured} gagne plus souvent que les autres camps ; les intervalles de "
-                "confiance ne se recouvrent pas.",
+                f"{favoured} gagne plus souvent que {_side_list([o['name'] for o in others])} ; "
+                "les intervalles de confiance ne se recouvrent pas.",
                 all_ph,
                 tuple(side_names),
             )
@@ -413,6 +418,34 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                     )
                 )
 
+    # -- a side that (almost) never reaches melee ----------------------------------
+    # (reports written before the melee counter existed lack it: no fact then)
+    if len(sides) >= 2 and combatants and all(c.get("melee_mean") is not None for c in combatants):
+        for s in sides:
+            members = [c for c in combatants if c["side"] == s["name"]]
+            if not members or max(c["melee_mean"] for c in members) >= t.melee_rare:
+                continue
+            never = all(c["melee_total"] == 0 for c in members)
+            how = "jamais" if never else "presque jamais"
+            facts.append(
+                Fact(
+                    f"contact:{s['name']}",
+                    "melee",
+                    f"Anomalie : le camp {s['name']} n'atteint {how} le corps à corps",
+                    " : "
+                    + (
+                        "aucun de ses combattants ne porte une attaque au contact."
+                        if never
+                        else "part des combats où chacun attaque au contact, "
+                        f"{_ph_list(combatants, s['name'], 'contact')}."
+                    ),
+                    f"les combattants de {s['name']} n'attaquent {how} au corps à corps : "
+                    "vérifier leurs armes, le terrain ou leur politique.",
+                    tuple(f"contact_{slug(c['id'])}" for c in members),
+                    (s["name"], *(c["id"] for c in members)),
+                )
+            )
+
     # -- levers ----------------------------------------------------------------------
     if favoured is not None:
         weakest = ranked[-1]
@@ -445,7 +478,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                         f"Levier : baisser l'attaque ou les dégâts de {best['id']}",
                         f" réduit le plus directement l'avance de {favoured}.",
                         f"{best['id']} inflige le plus de dégâts de {favoured} : l'affaiblir "
-                        "réduit l'avance de ce camp.",
+                        f"réduit l'avance de {favoured}.",
                         (f"degats_{slug(best['id'])}",),
                         (best["id"], *side_names),
                     )
@@ -525,6 +558,7 @@ def _meanings(report: dict[str, Any]) -> dict[str, str]:
         out[f"hors_combat_{k}"] = f"{n} hors de combat"
         out[f"morts_{k}"] = f"{n} mort"
         out[f"touches_{k}"] = f"touches de {n}"
+        out[f"contact_{k}"] = f"part des combats où {n} attaque au corps à corps"
     return out
 
 

@@ -17,7 +17,7 @@ def load(name):
     return json.loads((REPORTS / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def report(wins, runs=1000, draws=0, rounds=5, cap=100, hits=(1, 1), damage=(5, 5)):
+def report(wins, runs=1000, draws=0, rounds=5, cap=100, hits=(1, 1), damage=(5, 5), melee=(1, 1)):
     """Two sides of one combatant each: ``wins`` = (a's wins, b's wins)."""
     infos = (CombatantInfo("fighter", "a", "Fighter", 20), CombatantInfo("rogue", "b", "Rogue", 18))
     summaries = []
@@ -30,8 +30,8 @@ def report(wins, runs=1000, draws=0, rounds=5, cap=100, hits=(1, 1), damage=(5, 
                 winner,
                 r,
                 (
-                    (hits[0], 0, damage[0], 3, 0, down[0], 0),
-                    (hits[1], 0, damage[1], 3, 0, down[1], 0),
+                    (hits[0], 0, damage[0], 3, 0, down[0], 0, melee[0]),
+                    (hits[1], 0, damage[1], 3, 0, down[1], 0, melee[1]),
                 ),
             )
         )
@@ -123,3 +123,65 @@ def test_placeholders_are_filled_with_the_report_values_as_printed():
 def test_analysis_is_deterministic():
     r = load("nuls_plafond")
     assert analyse(r) == analyse(json.loads(json.dumps(r)))
+
+
+# -- a side that never reaches melee ----------------------------------------------------------
+def test_a_side_that_never_makes_a_melee_attack_is_an_anomaly():
+    a = analyse(report((700, 280), melee=(1, 0)))
+    fact = next(f for f in a.facts if f.kind == "melee")
+    assert fact.id == "contact:b"
+    assert fact.opening == "Anomalie : le camp b n'atteint jamais le corps à corps"
+    assert fact.subjects == ("b", "rogue")
+    assert [f.kind for f in a.facts].count("melee") == 1  # side a fights in melee every time
+
+
+def test_a_side_that_rarely_reaches_melee_gets_its_shares_filled_from_the_report():
+    r = report((500, 480))
+    rogue = next(c for c in r["combatants"] if c["id"] == "rogue")
+    rogue["melee_total"], rogue["melee_mean"] = 20, 0.02
+    a = analyse(r)
+    fact = next(f for f in a.facts if f.kind == "melee")
+    assert "presque jamais" in fact.opening
+    assert fill(fact.template, a.values).endswith("rogue 2.0%.")
+    # at the threshold (5 % of fights) it is no longer called rare
+    rogue["melee_total"], rogue["melee_mean"] = 50, 0.05
+    assert not [f for f in analyse(r).facts if f.kind == "melee"]
+    assert Thresholds().melee_rare == 0.05
+
+
+def test_a_report_written_before_the_melee_counter_says_nothing_about_melee():
+    r = report((700, 280), melee=(1, 0))
+    for c in r["combatants"]:  # as --json wrote it before the counter existed
+        del c["melee_total"], c["melee_mean"]
+    assert not [f for f in analyse(r).facts if f.kind == "melee"]
+
+
+def test_the_engine_counts_fights_with_a_melee_attack(tmp_path):
+    """Goblins armed with a bow only never strike in melee; an orc without javelins must."""
+    from harness.cli import main
+
+    def armed(name, kind):
+        data = json.loads((ROOT / "data" / "monsters" / f"{name}.json").read_text("utf-8"))
+        data["attacks"] = [a for a in data["attacks"] if a["kind"] == kind]
+        path = tmp_path / f"{name}_{kind}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return str(path)
+
+    archer, brute = armed("goblin", "ranged"), armed("orc", "melee")
+    out = tmp_path / "r.json"
+    rc = main(
+        [
+            "--map", str(ROOT / "data" / "maps" / "sample_arena.yaml"),
+            "--side", "players", archer, archer,
+            "--side", "monsters", brute,
+            "--runs", "40", "--seed", "3", "--workers", "1", "--json", str(out),
+        ]
+    )  # fmt: skip
+    assert rc == 0
+    r = json.loads(out.read_text(encoding="utf-8"))
+    by_id = {c["id"]: c for c in r["combatants"]}
+    assert by_id["goblin"]["melee_total"] == by_id["goblin-2"]["melee_total"] == 0
+    assert 0 < by_id["orc"]["melee_total"] <= 40
+    assert by_id["orc"]["melee_mean"] == by_id["orc"]["melee_total"] / 40
+    fact = next(f for f in analyse(r).facts if f.kind == "melee")
+    assert fact.opening == "Anomalie : le camp players n'atteint jamais le corps à corps"
