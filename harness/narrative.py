@@ -11,23 +11,28 @@ How a false statement is kept out:
    the answer, ``prefill``; the lines before it are shown as their fixed
    sentences), and the model only adds the end of that clause, up to a full
    stop. It cannot reorder, drop, add or reword a fact.
-3. For providers that decode under a grammar (llama.cpp), that end cannot
-   contain an ASCII digit, a brace, ``%``, ``σ`` or a calculation sign.
+3. For providers that decode under a grammar (llama.cpp), that end is 3 to
+   ``LINE_WORDS`` words of Latin letters and a full stop: it cannot contain a
+   digit of any script, a brace, ``%``, ``σ``, a bracket or a calculation sign,
+   nor ramble on. The prompt gives the computed verdict and what each fact means.
 4. :class:`Checker` rejects an end that contains a number (digit of any
    script, number word), a placeholder that is not its fact's, a combatant the
    fact is not about, a verdict word contradicting the computed verdict
-   (« équilibré » in an unbalanced report; « domine », « gagne »… after a side
-   that is not the favoured one, or with no side named before it; a negation
-   near such a word), a length or draw word contradicting the analysis, a lever
-   in the wrong direction, or an unfinished sentence. The narrator also refuses
-   a clause the model already wrote for an earlier line.
-5. A rejected line is generated once more (sampling with a fixed seed); a
-   second rejection abandons the model's text altogether and the deterministic
-   template narrative is printed instead. The report says which path produced
-   the text and which model.
+   (« équilibré » in an unbalanced report; « domine », « gagne »… said of a side
+   that is not the favoured one — the side named before the word, or after it
+   in « favorable à monsters », « l'avance de players » —, or with no side
+   named; a negation near such a word), a length or draw word contradicting the
+   analysis, a lever in the wrong direction, or an unfinished sentence (cut, or
+   ending on an article or a preposition). The narrator also refuses a clause
+   the model already wrote for an earlier line.
+5. A rejected line is asked for again, up to ``ATTEMPTS`` times in all (greedy
+   first, then sampled with fixed seeds); when every attempt is rejected the
+   model's text is abandoned altogether and the deterministic template
+   narrative is printed instead. The report says which path produced the text
+   and which model.
 
-Everything is deterministic given the model's outputs: temperature 0 then a
-fixed seed, and cassettes replay exactly.
+Everything is deterministic given the model's outputs: temperature 0 then fixed
+seeds, and cassettes replay exactly.
 """
 
 from __future__ import annotations
@@ -43,16 +48,55 @@ from harness.analysis import BALANCED, Analysis, Fact, analyse, fill
 from policies.llm import PROMPTS, ChatMessage, ChatModel, ChatRequest, ModelError
 
 #: most tokens the model may write to end one line
-LINE_TOKENS = 40
+LINE_TOKENS = 48
 #: a line is one sentence: the model's answer ends at its first full stop or newline
 STOP = (".", "\n")
-#: GBNF of the model's end of a line (llama.cpp providers): one clause without any
-#: digit, brace, percent or sigma sign, closed by a full stop. Numbers and
-#: placeholders cannot be written at all; other providers are held to the same
-#: rule by the checker.
-LINE_GRAMMAR = 'root ::= [^0-9{}%٪％σ‰+=<>*/^.\\n]+ "."\n'
-#: sampling of the single regeneration of a rejected line (fixed seed: deterministic)
+#: most words of the model's end of a line (the grammar closes the sentence there)
+LINE_WORDS = 16
+#: a narrative should stay within this many words: with many facts, each line's
+#: end gets fewer words (see :func:`line_words`), never fewer than MIN_LINE_WORDS
+TARGET_WORDS = 240
+MIN_LINE_WORDS = 6
+_LETTER = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff\u0152\u0153"
+_LOWER = "a-z\u00df-\u00f6\u00f8-\u00ff\u0153"
+#: most characters of one word (« anticonstitutionnellement » has 25)
+WORD_CHARS = 25
+
+
+def line_grammar(words: int = LINE_WORDS) -> str:
+    """GBNF of the model's end of a line (llama.cpp providers).
+
+    One clause of three to ``words`` words of Latin letters (apostrophes inside
+    words, a hyphen only between letters, a comma only between two words, a
+    capital only first), closed by a full stop. A digit of any script, a
+    placeholder, a percent or sigma sign, a bracket or a line break cannot be
+    written at all, and the sentence cannot ramble on; other providers are held
+    to the same rules by the checker.
+    """
+    return (
+        f'root ::= " " word (","? " " word){{2,{words - 1}}} "."\n'
+        f"word ::= [{_LETTER}] [{_LOWER}'\u2019]{{0,{WORD_CHARS - 1}}} "
+        f'("-" [{_LOWER}] [{_LOWER}\'\u2019]{{0,{WORD_CHARS - 1}}})?\n'
+    )
+
+
+def line_words(analysis: Analysis) -> int:
+    """Most words of each line's end, so that the narrative stays near TARGET_WORDS."""
+    fixed = sum(len(fill(f.head, analysis.values).split()) for f in analysis.facts)
+    spare = (TARGET_WORDS - fixed) // max(1, len(analysis.facts))
+    return max(MIN_LINE_WORDS, min(LINE_WORDS, spare))
+
+
+#: how many times a line is asked for: greedy first, then sampled with fixed seeds
+ATTEMPTS = 3
+#: sampling of the regenerations of a rejected line (fixed seeds: deterministic)
 RETRY_TEMPERATURE = 0.7
+#: words a finished French sentence does not end on
+DANGLING_RE = re.compile(
+    r"\b(?:le|la|les|l'|un|une|des|du|de|d'|au|aux|à|et|ou|mais|que|qu'|qui|pour|par|"
+    r"sur|avec|dans|en|son|sa|ses|leur|leurs|ce|cet|cette|ces|plus|moins|très|"
+    r"trop|si|sans|vers|chez|entre|afin|comme|dont|se|s'|ne|n')$"
+)
 
 PATH_LLM = "llm"
 PATH_TEMPLATE = "gabarit"
@@ -74,7 +118,7 @@ BALANCE_RE = re.compile(
 )
 #: a side doing better (the subject wins)
 WIN_RE = re.compile(
-    r"\b(?:domin(?!é)\w*|favor\w*|avantag\w*|l'emport\w*|emport\w*|écras(?!é)\w*|"
+    r"\b(?:domin(?!é)\w*|favor\w*|faveur|avantag\w*|l'emport\w*|emport\w*|écras(?!é)\w*|"
     r"surclass(?!é)\w*|supérieur\w*|supériorité|gagn\w*|vainqueurs?|victorieu\w*|"
     r"ascendant|dessus|mène\w*|bat|battent|l'avance|favori\w*|maîtris\w*|impose\w*|"
     r"meilleur\w*|plus fort\w*|dans la plupart)\b"
@@ -85,6 +129,8 @@ LOSS_RE = re.compile(
     r"désavantag\w*|inférieur\w*|vaincue?s?|infériorité|distancé\w*|"
     r"moins fort\w*|à la traîne|dépassée?s?|débordée?s?)\b"
 )
+#: a call to change the encounter (false when it is balanced)
+ADJUST_RE = re.compile(r"\b(?:ajust\w*|rééquilibr\w*|corrig\w*|correction\w*|retouch\w*)")
 UNBALANCE_RE = re.compile(r"\bdéséquilibr\w*|\bdisproportion\w*|\basymétri\w*")
 NEGATION_RE = re.compile(
     r"\b(?:ne|pas|jamais|aucune?|guère|nullement|sans|moins|ni|rarement|peu)\b|\bn'"
@@ -203,6 +249,8 @@ class Checker:
 
     def __init__(self, analysis: Analysis, report: dict[str, Any]) -> None:
         self.analysis = analysis
+        #: most words of a line's end (:func:`line_words`)
+        self.words = line_words(analysis)
         self.side_of: dict[str, str] = {c["id"]: c["side"] for c in report["combatants"]}
         # every way to name an entity: side names, combatant ids, display names
         self._exact: list[tuple[str, frozenset[str], frozenset[str]]] = []
@@ -246,7 +294,18 @@ class Checker:
                 sides, names = near
                 found.append(_Mention(m.start(), m.end(), sides, names, len(sides) > 1))
         found.sort(key=lambda x: x.start)
-        return found
+        # « le camp players »: the generic word before a name is that name
+        return [
+            x
+            for i, x in enumerate(found)
+            if not (
+                x.ambiguous
+                and not x.sides
+                and i + 1 < len(found)
+                and found[i + 1].names
+                and low[x.end : found[i + 1].start].strip() in ("", "de", "des", "du")
+            )
+        ]
 
     def _approximate(self, token: str) -> tuple[frozenset[str], frozenset[str]] | None:
         """Every entity whose name is close to ``token`` (« gobelins » ≈ goblin, goblin-2…)."""
@@ -270,6 +329,10 @@ class Checker:
         text = end.strip()
         if len(text.split()) < 3:
             return "phrase vide ou trop courte"
+        if len(text.split()) > self.words:  # what the grammar enforces, for every provider
+            return "phrase trop longue"
+        if not text[0].islower():  # « ce qui » goes on: no new sentence, title or list
+            return "suite qui ne continue pas la phrase"
         if truncated:
             return "phrase inachevée"
         if "\n" in text or "*" in text or "#" in text:
@@ -318,11 +381,13 @@ class Checker:
             return f"nombre en toutes lettres « {number.group()} »"
         if ENGLISH_RE.search(rest):
             return "texte qui n'est pas en français"
+        if DANGLING_RE.search(text.rstrip(" .,").lower()):
+            return "phrase inachevée"
         return (
             self._lexicon(fact, full.lower(), offset, mentions)
             or self._for_whom(full.lower(), offset, mentions)
             or self._topics(fact, rest, a)
-            or self._direction(full.lower(), offset, mentions)
+            or self._direction(fact, full.lower(), offset, mentions)
         )
 
     def _for_whom(self, full: str, offset: int, mentions: list[_Mention]) -> str | None:
@@ -332,12 +397,8 @@ class Checker:
             return None
         for regex, easy in ((HARD_RE, False), (EASY_RE, True)):
             for m in regex.finditer(full, offset):
-                after = full[m.end() : m.end() + 40]
-                to = re.match(r"\s+(?:pour|à|aux|au)\b", after)
-                if to is None:
-                    continue
-                target = next((x for x in mentions if x.start >= m.end() + to.end()), None)
-                if target is None or target.start > m.end() + to.end() + 12:
+                target = _beneficiary(full, m.end(), mentions)
+                if target is None:
                     continue
                 if target.ambiguous or len(target.sides) != 1:
                     return f"« {m.group()} » pour un sujet ambigu"
@@ -346,9 +407,18 @@ class Checker:
                     return f"« {m.group()} » pour {side}, contraire au verdict"
         return None
 
-    def _direction(self, full: str, offset: int, mentions: list[_Mention]) -> str | None:
-        """A lever's direction: strengthen the side behind, weaken the one ahead."""
+    def _direction(
+        self, fact: Fact, full: str, offset: int, mentions: list[_Mention]
+    ) -> str | None:
+        """Who is made stronger or weaker.
+
+        A lever (and any fact but the next one): strengthen the side behind,
+        weaken the one ahead. The fact that a combatant carries the fight: its
+        own side is the one made stronger (« ce qui renforce players »), the
+        others weaker, whoever the verdict favours.
+        """
         a = self.analysis
+        own = fact.subjects[1] if fact.kind == "carry" else None
         for regex, stronger in ((STRENGTHEN_RE, True), (WEAKEN_RE, False)):
             for m in regex.finditer(full, offset):
                 clause_end = m.end() + len(_clause(full[m.end() :], 0))
@@ -356,10 +426,15 @@ class Checker:
                 if not after:
                     continue
                 target = after[0]
+                if a.favoured is None and not target.sides:
+                    continue  # « aide à garder l'équilibre entre les camps »: no side aimed at
                 if target.ambiguous or len(target.sides) != 1:
                     return f"« {m.group()} » vise un sujet ambigu"
                 (side,) = tuple(target.sides)
-                if a.favoured is None or stronger == (side == a.favoured):
+                if own is not None:
+                    if stronger != (side == own):
+                        return f"« {m.group()} » {side} : contraire au camp de {fact.subjects[0]}"
+                elif a.favoured is None or stronger == (side == a.favoured):
                     return f"« {m.group()} » {side} : levier dans le mauvais sens"
         return None
 
@@ -369,6 +444,8 @@ class Checker:
         if a.verdict == BALANCED:
             if UNBALANCE_RE.search(tail):
                 return "« déséquilibré » contredit le verdict (équilibré)"
+            if ADJUST_RE.search(tail):
+                return f"« {ADJUST_RE.search(tail).group()} » contredit le verdict (équilibré)"  # type: ignore[union-attr]
         elif fact.kind != "lever" and BALANCE_RE.search(tail):  # a lever aims at balance
             return f"« {BALANCE_RE.search(tail).group()} » contredit le verdict (déséquilibré)"  # type: ignore[union-attr]
         outsider = fact.subjects[0] if fact.kind == "outsider" else None
@@ -378,10 +455,16 @@ class Checker:
                 clause = _clause(full, m.start())
                 if NEGATION_RE.search(clause):
                     return f"négation autour de « {word} »"
-                before = [x for x in mentions if x.end <= m.start()]
-                if not before:
-                    return f"« {word} » sans camp nommé avant"
-                subject = before[-1]
+                # « favorable à monsters », « avantage pour players »: the side named
+                # after the word is the one said to gain (or lose)
+                subject = _beneficiary(full, m.end(), mentions)
+                if subject is None and word == "faveur":
+                    continue  # « en faveur de la bataille »: no side said to win
+                if subject is None:
+                    before = [x for x in mentions if x.end <= m.start()]
+                    if not before:
+                        return f"« {word} » sans camp nommé avant"
+                    subject = before[-1]
                 if subject.ambiguous or len(subject.sides) != 1:
                     return f"« {word} » après un sujet ambigu"
                 (side,) = tuple(subject.sides)
@@ -410,6 +493,25 @@ class Checker:
         if hit:
             return f"« {hit.group()} » contredit la durée des combats"
         return None
+
+
+#: winning nouns whose complement is the winner (« l'avance de players »)
+POSSESSED_RE = re.compile(r"(?:l'avance|avantages?|supériorité|ascendant|faveur)$")
+
+
+def _beneficiary(full: str, at: int, mentions: list[_Mention]) -> _Mention | None:
+    """The side or combatant named right after « pour », « à », « aux » or « au » at ``at``.
+
+    After a winning noun (« l'avance de players »), « de », « des » and « du » too.
+    """
+    linkers = "pour|à|aux|au|de|des|du" if POSSESSED_RE.search(full[:at]) else "pour|à|aux|au"
+    to = re.match(rf"\s+(?:{linkers})\b", full[at : at + 40])
+    if to is None:
+        return None
+    target = next((x for x in mentions if x.start >= at + to.end()), None)
+    if target is None or target.start > at + to.end() + 12:
+        return None
+    return target
 
 
 def _clause(text: str, at: int) -> str:
@@ -445,10 +547,9 @@ def messages(report: dict[str, Any], analysis: Analysis) -> tuple[ChatMessage, .
             }
             for s in report["sides"]
         ],
-        facts=[
-            {"id": f.id, "placeholders": [(p, analysis.meanings[p]) for p in f.placeholders]}
-            for f in analysis.facts
-        ],
+        favoured=analysis.favoured,
+        words=line_words(analysis),
+        facts=[{"id": f.id, "hint": f.hint} for f in analysis.facts],
     )
     return (ChatMessage("system", system), ChatMessage("user", user))
 
@@ -472,6 +573,7 @@ def narrate(
         return Narrative(template_narrative(a), PATH_TEMPLATE, None, unavailable or "sans modèle")
     checker = Checker(a, report)
     chat = messages(report, a)
+    grammar = line_grammar(line_words(a))
     done: list[str] = []  # accepted lines, placeholders unfilled
     said: set[str] = set()  # the model's accepted words, to refuse a repeated clause
     narrative = Narrative([], PATH_LLM, model.model_id)
@@ -481,7 +583,7 @@ def narrate(
         # earlier clause of its own to copy, and each line depends on the facts only
         prefill = "".join(f.template + "\n" for f in a.facts[: len(done)]) + fact.head
         accepted: str | None = None
-        for attempt in range(2):
+        for attempt in range(ATTEMPTS):
             request = ChatRequest(
                 chat,
                 None,
@@ -489,7 +591,7 @@ def narrate(
                 0.0 if attempt == 0 else RETRY_TEMPERATURE,
                 seed + attempt,
                 prefill=prefill,
-                grammar=LINE_GRAMMAR,
+                grammar=grammar,
                 stop=STOP,
             )
             try:
@@ -516,7 +618,7 @@ def narrate(
             return _fallback(
                 a,
                 narrative,
-                f"texte du modèle {model.model_id} rejeté deux fois, fait « {last.fact} » : "
+                f"texte du modèle {model.model_id} rejeté {ATTEMPTS} fois, fait « {last.fact} » : "
                 f"{last.reason}",
             )
         done.append(f"{fact.head} {accepted.strip().rstrip('.')}.")

@@ -31,6 +31,7 @@ from record_http_cassettes import (  # noqa: E402
 
 from engine.runner import play_fight  # noqa: E402
 from harness.models import OpenAIModel  # noqa: E402
+from harness.narrative import ATTEMPTS  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import LLMPolicy  # noqa: E402
 
@@ -111,20 +112,21 @@ def test_unreachable_server_is_a_counted_fallback():
 
 def test_the_narrator_over_llama_cpp_server_falls_back_to_the_template():
     # Recorded against a real llama_cpp.server: the OpenAI chat API has no way to
-    # continue a trailing assistant message, so the server opens a new answer and
-    # restates the fact's sentence instead of ending it after « , ce qui ». The
-    # checker refuses both attempts and the deterministic template is printed.
+    # continue a trailing assistant message, so the server opens a new answer
+    # (a fact's sentence restated, a heading of the prompt) instead of ending the
+    # line after « , ce qui ». The checker refuses every attempt (too long, not a
+    # continuation) and the deterministic template is printed.
     from record_http_cassettes import narrate_report
 
     model = OpenAIModel("qwen-0.5b", base_url=BASE)
     with recorder("none").use_cassette(str(NARRATIVE)) as cassette:
         story = narrate_report(model)
         requests = [json.loads(r.body) for r in cassette.requests]
-        assert cassette.play_count == len(requests) == 2
+        assert cassette.play_count == len(requests) == ATTEMPTS
     assert all(r["messages"][-1]["role"] == "assistant" for r in requests)
     assert all(r["messages"][-1]["content"].endswith(", ce qui") for r in requests)
-    assert story.path == "gabarit" and story.model_calls == 2
-    assert [r.fact for r in story.rejections] == ["verdict", "verdict"]
+    assert story.path == "gabarit" and story.model_calls == ATTEMPTS
+    assert [r.fact for r in story.rejections] == ["verdict"] * ATTEMPTS
     assert all(not r.text.startswith(",") for r in story.rejections)  # a restart, not an end
-    assert "rejeté deux fois" in (story.reason or "")
+    assert f"rejeté {ATTEMPTS} fois" in (story.reason or "")
     assert story.lines and not any("{" in line for line in story.lines)  # filled template

@@ -14,6 +14,7 @@ import pytest
 
 from harness.analysis import analyse
 from harness.narrative import (
+    ATTEMPTS,
     PATH_LLM,
     PATH_TEMPLATE,
     Checker,
@@ -59,6 +60,17 @@ def fact(report, fact_id):
         ("with a clear advantage for them", "français"),
         ("rend les combats difficiles pour les players", "contraire au verdict"),
         ("rend les combats difficiles pour les monsters", None),
+        # the side after « favorable à », « l'avance de » is the one said to gain
+        ("rend la situation très favorable pour les players", None),
+        ("rend la situation très favorable pour les monsters", "contraire au verdict"),
+        ("conforte l'avance de players", None),
+        ("oriente la préparation en faveur de la prudence", None),
+        ("creuse l'avance de monsters", "contraire au verdict"),
+        ("confirme l'avance du camp players", None),  # « le camp players » is players
+        ("rend le combat plus", "inachevée"),
+        ("laisse au maître de jeu le choix de", "inachevée"),
+        (" ".join(["mot"] * 17), "trop longue"),
+        ("Les faits, dans l'ordre des lignes :", "ne continue pas"),
         ("laisse peu de marge aux deux camps", None),  # two sides: « les deux camps » is true
         ("représente un taux de ٪ de chances", "caractère inattendu"),
         ("vaut ² fois plus", "chiffre"),
@@ -80,6 +92,7 @@ def test_checker_on_the_verdict_of_an_unbalanced_report(end, why):
         ("ce qui promet des parties tendues", None),
         ("mais players domine", "contredit le verdict"),
         ("la rencontre reste déséquilibrée", "contredit le verdict"),
+        ("appelle un ajustement avant la séance", "contredit le verdict"),
     ],
 )
 def test_checker_on_a_balanced_report(end, why):
@@ -173,15 +186,17 @@ def test_a_rejected_line_is_regenerated_once_then_accepted():
     assert "1 phrase régénérée après rejet" in story.provenance()
 
 
-def test_two_rejections_give_the_template_and_say_why():
+def test_three_rejections_give_the_template_and_say_why():
     a = analyse(ECRASANT)
-    model = Scripted([ENDS[0], " fait que monsters domine.", ENDS[0]])
+    model = Scripted([ENDS[0], " fait que monsters domine.", ENDS[0], " rend le combat plus."])
     story = narrate(ECRASANT, model)
     assert story.path == PATH_TEMPLATE
     assert story.lines == template_narrative(a)
-    assert len(story.rejections) == 2
-    assert "rejeté deux fois" in (story.reason or "") and "nuls" in (story.reason or "")
+    assert len(story.rejections) == ATTEMPTS == 3
+    assert "rejeté 3 fois" in (story.reason or "") and "nuls" in (story.reason or "")
+    assert "verdict" in story.rejections[0].reason
     assert "répétition" in story.rejections[1].reason
+    assert "inachevée" in story.rejections[2].reason
     assert story.provenance().startswith("Rédaction : gabarit déterministe (texte du modèle fake")
 
 
@@ -194,3 +209,39 @@ def test_no_model_gives_the_template_with_the_reason():
     story = narrate(ECRASANT, None, unavailable="modèle local indisponible")
     assert story.path == PATH_TEMPLATE and story.model is None
     assert "modèle local indisponible" in story.provenance()
+
+
+def test_the_word_budget_of_a_line_keeps_long_analyses_short():
+    """Many facts: fewer words per line (never under MIN_LINE_WORDS); the grammar says so."""
+    from harness.analysis import fill
+    from harness.narrative import LINE_WORDS, MIN_LINE_WORDS, TARGET_WORDS, line_grammar, line_words
+
+    assert line_words(analyse(ECRASANT)) == LINE_WORDS  # six facts: the full budget
+    many = analyse(load("trois_camps_outsider"))
+    fixed = sum(len(fill(f.head, many.values).split()) for f in many.facts)
+    budget = line_words(many)
+    assert MIN_LINE_WORDS <= budget < LINE_WORDS
+    assert fixed + budget * len(many.facts) <= TARGET_WORDS
+    grammar = line_grammar(budget)
+    assert f'(","? " " word){{2,{budget - 1}}} "."' in grammar  # 3 to budget words
+    assert "0-9" not in grammar and "%" not in grammar
+
+
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        # goblin-2 (players) carries the fight, but monsters win: its own side gains
+        ("augmente les chances de victoire pour players", None),
+        ("affaiblit nettement le camp monsters", None),
+        ("renforce nettement le camp monsters", "contraire au camp de goblin-2"),
+        ("affaiblit nettement le camp players", "contraire au camp de goblin-2"),
+        # it does not make players the winners
+        ("laisse la rencontre en faveur de players", "contraire au verdict"),
+        ("assure la domination de players", "contraire au verdict"),
+    ],
+)
+def test_checker_on_the_fact_that_a_combatant_of_the_losing_side_carries_the_fight(end, why):
+    a, carry = fact(load("monstres_dominent"), "porteur")
+    assert (a.favoured, carry.subjects) == ("monsters", ("goblin-2", "players"))
+    reason = Checker(a, load("monstres_dominent")).check(carry, end)
+    assert (reason is None) if why is None else (reason is not None and why in reason), reason

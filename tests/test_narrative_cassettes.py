@@ -21,7 +21,13 @@ from harness.models import ReplayModel
 from harness.narrative import PATH_LLM, PATH_TEMPLATE, Checker, narrate, template_narrative
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("ecrasant", "equilibre_1000", "nuls_plafond", "trois_camps_outsider")
+NAMES = (
+    "ecrasant",
+    "equilibre_1000",
+    "nuls_plafond",
+    "trois_camps_outsider",
+    "monstres_dominent",
+)
 
 
 def load(name):
