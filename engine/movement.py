@@ -512,6 +512,34 @@ def _retreat_field(gmap: GameMap, enemies: Collection[Cell]) -> list[int]:
     return field
 
 
+def can_withdraw_from(
+    gmap: GameMap,
+    start: Cell,
+    enemies: Collection[Cell],
+    speed_ft: int,
+    occupied: Container[Cell],
+    *,
+    restricted: bool = False,
+    k: int = 1,
+) -> bool:
+    """Whether :func:`withdraw_path` would move at least one square (the same
+    arguments, the same answer), trying its first step only."""
+    if not enemies:
+        return False
+    if k != 1:
+        enemies = inflate(gmap, enemies, k)
+        gmap = sized_map(gmap, k)
+    field = _retreat_field(gmap, enemies)
+    budget = (speed_ft if restricted else 2 * speed_ft) // 5
+    here = field[start]
+    for n, diag in neighbours(gmap)[start]:
+        if n in occupied or field[n] <= here:
+            continue
+        if step_cost(gmap, start, n, diag, 0)[0] <= budget:
+            return True
+    return False
+
+
 def withdraw_path(
     gmap: GameMap,
     start: Cell,

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from builders import battle, make_map, make_profile, state
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from engine.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
+from engine.movement import can_withdraw_from, withdraw_path
 
 CORRIDOR = make_map([".........."])
 
@@ -144,3 +147,29 @@ def test_withdraw_moves_away_from_the_nearest_enemy():
     b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 4), {}), ("t", "B", (0, 2), {}))
     assert b.dispatch(a, WithdrawAction()).ok
     assert a.pos == CORRIDOR.cell(0, 9)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(st.text(alphabet=".~#", min_size=6, max_size=6), min_size=3, max_size=6),
+    heights=st.lists(st.integers(0, 2), min_size=36, max_size=36),
+    picks=st.lists(st.integers(0, 35), min_size=1, max_size=6, unique=True),
+    n_enemies=st.integers(0, 3),
+    speed=st.sampled_from([5, 10, 20, 30]),
+    restricted=st.booleans(),
+    k=st.sampled_from([1, 1, 2]),
+)
+def test_can_withdraw_from_agrees_with_withdraw_path(
+    rows, heights, picks, n_enemies, speed, restricted, k
+):
+    """The cheap first-step test answers exactly whether the greedy retreat moves."""
+    height, width = len(rows), 6
+    elevation = ["".join(str(heights[r * width + c]) for c in range(width)) for r in range(height)]
+    gmap = make_map(rows, elevation=elevation)
+    cells = [p for p in picks if p < gmap.size]
+    assume(cells)
+    start, others = cells[0], cells[1:]
+    enemies, occupied = set(others[:n_enemies]), set(others)
+    args = (gmap, start, enemies, speed, occupied)
+    expected = bool(withdraw_path(*args, restricted=restricted, k=k).cells)
+    assert can_withdraw_from(*args, restricted=restricted, k=k) == expected
