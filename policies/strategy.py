@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -196,24 +197,26 @@ def _engaged(obs: Observation, enemy: CombatantView) -> bool:
     return any(0 < _distance_ft(ally.pos, pos) <= ally.threat_reach_ft for ally in obs.allies())
 
 
-Criterion = Callable[[Observation, CombatantView], Any]
-#: the sort key of an enemy: its criteria, then its deployment order (all keys differ)
-KeyFunction = Callable[[Observation, CombatantView, int], tuple[Any, ...]]
+#: a target criterion: (observation, enemy, its distance in feet) → sort key, lower first
+Criterion = Callable[[Observation, CombatantView, int], Any]
+#: the sort key of an enemy (observation, enemy, deployment order, distance): its
+#: criteria, then its deployment order (all keys differ)
+KeyFunction = Callable[[Observation, CombatantView, int, int], tuple[Any, ...]]
 
 
 def _criterion(crit: TargetCriterion, dangers: dict[CombatantProfile, float]) -> Criterion:
     """One target criterion as a sort key of an enemy (lower first)."""
     if crit == "nearest":
-        return lambda obs, e: obs.distance_ft(e.id)
+        return lambda obs, e, d: d
     if crit == "weakest":
-        return lambda obs, e: e.hp
+        return lambda obs, e, d: e.hp
     if crit == "most_wounded":
-        return lambda obs, e: e.hp / e.static.profile.spec.hp_max
+        return lambda obs, e, d: e.hp / e.static.profile.spec.hp_max
     if crit == "strongest":
-        return lambda obs, e: -e.hp
+        return lambda obs, e, d: -e.hp
     if crit == "most_dangerous":
 
-        def most_dangerous(obs: Observation, e: CombatantView) -> float:
+        def most_dangerous(obs: Observation, e: CombatantView, d: int) -> float:
             profile = e.static.profile
             value = dangers.get(profile)
             if value is None:
@@ -222,8 +225,8 @@ def _criterion(crit: TargetCriterion, dangers: dict[CombatantProfile, float]) ->
 
         return most_dangerous
     if crit == "ranged_first":
-        return lambda obs, e: 0 if any(not a.is_melee for a in e.attacks) else 1
-    return lambda obs, e: 0 if _engaged(obs, e) else 1  # engaged
+        return lambda obs, e, d: 0 if any(not a.is_melee for a in e.attacks) else 1
+    return lambda obs, e, d: 0 if _engaged(obs, e) else 1  # engaged
 
 
 def key_function(tactics: Tactics, dangers: dict[CombatantProfile, float]) -> KeyFunction:
@@ -233,17 +236,27 @@ def key_function(tactics: Tactics, dangers: dict[CombatantProfile, float]) -> Ke
     parts: list[Criterion] = []
     if tactics.focus:
         focus = tactics.focus
-        parts.append(lambda obs, e: _focus_rank(focus, e))
+        parts.append(lambda obs, e, d: _focus_rank(focus, e))
     parts.extend(_criterion(crit, dangers) for crit in tactics.targets)
     if not parts:
-        return lambda obs, e, i: (i,)
+        return lambda obs, e, i, d: (i,)
     if len(parts) == 1:
         (f,) = parts
-        return lambda obs, e, i: (f(obs, e), i)
+        return lambda obs, e, i, d: (f(obs, e, d), i)
     if len(parts) == 2:
         f, g = parts
-        return lambda obs, e, i: (f(obs, e), g(obs, e), i)
-    return lambda obs, e, i: (*[f(obs, e) for f in parts], i)
+        return lambda obs, e, i, d: (f(obs, e, d), g(obs, e, d), i)
+    return lambda obs, e, i, d: (*[f(obs, e, d) for f in parts], i)
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """A combatant's tactics, with what its turns need prepared once."""
+
+    tactics: Tactics
+    key: KeyFunction
+    #: the sort key reads the distance to each enemy
+    nearest: bool
 
 
 def _focus_rank(focus: list[str], enemy: CombatantView) -> int:
@@ -268,25 +281,29 @@ class StrategyPolicy:
 
     def __init__(self, spec: StrategySpec) -> None:
         self.spec = spec
-        self._tactics: dict[str, tuple[Tactics, KeyFunction]] = {}
+        self._tactics: dict[str, _Compiled] = {}
         self._dangers: dict[CombatantProfile, float] = {}
+        #: (has a melee attack, has a ranged attack) per profile
+        self._arsenals: dict[CombatantProfile, tuple[bool, bool]] = {}
         self._fight: object = None
         #: focus fire: the shared target of each side in the current fight
         self._shared: dict[str, str] = {}
 
     def tactics(self, combatant_id: str) -> Tactics:
-        return self._compiled(combatant_id)[0]
+        return self._compiled(combatant_id).tactics
 
-    def _compiled(self, combatant_id: str) -> tuple[Tactics, KeyFunction]:
+    def _compiled(self, combatant_id: str) -> _Compiled:
         hit = self._tactics.get(combatant_id)
         if hit is None:
             t = self.spec.tactics_for(combatant_id)
-            hit = self._tactics[combatant_id] = (t, key_function(t, self._dangers))
+            key = key_function(t, self._dangers)
+            hit = self._tactics[combatant_id] = _Compiled(t, key, "nearest" in t.targets)
         return hit
 
     def decide(self, obs: Observation) -> TurnPlan:
         me = obs.actor
-        t, key = self._compiled(me.id)
+        compiled = self._compiled(me.id)
+        t = compiled.tactics
         enemies = obs.enemies()
         if not enemies:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
@@ -294,12 +311,23 @@ class StrategyPolicy:
             plan = self._low_hp(obs, t)
             if plan is not None:
                 return plan
+        keep = t.keep_distance_ft
+        several = len(enemies) > 1
+        # each enemy's distance, once, when the key or the distance kept reads it
+        dists: list[int] | None = None
+        if keep or (several and compiled.nearest):
+            distance = obs.distance_ft
+            dists = [distance(e.id) for e in enemies]
         # the first enemy by key; the whole order only when a fallback needs it
         keyed: list[tuple[tuple[Any, ...], CombatantView]] | None = None
-        if len(enemies) == 1:
+        if not several:
             target = enemies[0]
         else:
-            keyed = [(key(obs, e, i), e) for i, e in enumerate(enemies)]
+            key = compiled.key
+            if dists is None:
+                keyed = [(key(obs, e, i, 0), e) for i, e in enumerate(enemies)]
+            else:
+                keyed = [(key(obs, e, i, dists[i]), e) for i, e in enumerate(enemies)]
             target = min(keyed, key=_first)[1]
         if t.focus_fire:
             target = self._shared_target(obs, target, enemies)
@@ -320,8 +348,7 @@ class StrategyPolicy:
             if t.positioning == "hold":
                 return TurnPlan((TotalDefenseAction(),), "invalide : tient sa position")
             return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
-        keep = t.keep_distance_ft
-        if keep and any(obs.distance_ft(e.id) < keep for e in enemies) and obs.can_withdraw():
+        if dists is not None and keep and min(dists) < keep and obs.can_withdraw():
             return TurnPlan((WithdrawAction(),), f"garde ses distances ({keep} pieds)")
         return self._engage(obs, t, tid, enemies, keyed)
 
@@ -356,7 +383,7 @@ class StrategyPolicy:
 
     def _weapon(self, obs: Observation, t: Tactics, tid: str) -> AttackProfile | None:
         """The weapon that can hit ``tid`` now, as ``engagement`` prefers it."""
-        if t.engagement == "melee" and self._has_melee(obs):
+        if t.engagement == "melee" and self._arsenal(obs)[0]:
             return obs.melee_weapon_for(tid)
         if t.engagement == "ranged":
             ranged = obs.ranged_weapon_for(tid)
@@ -364,13 +391,19 @@ class StrategyPolicy:
                 return ranged
         return obs.weapon_for(tid)[0]
 
-    @staticmethod
-    def _has_melee(obs: Observation) -> bool:
-        return any(a.is_melee for a in obs.actor.attacks)
-
-    @staticmethod
-    def _has_ranged(obs: Observation) -> bool:
-        return any(not a.is_melee for a in obs.actor.attacks)
+    def _arsenal(self, obs: Observation) -> tuple[bool, bool]:
+        """(has a melee attack, has a ranged attack): the actor's usable attacks."""
+        me = obs.actor
+        if me.weapon_broken:
+            attacks = me.attacks
+            return any(a.is_melee for a in attacks), any(not a.is_melee for a in attacks)
+        profile = me.static.profile
+        hit = self._arsenals.get(profile)
+        if hit is None:
+            attacks = profile.attacks
+            hit = any(a.is_melee for a in attacks), any(not a.is_melee for a in attacks)
+            self._arsenals[profile] = hit
+        return hit
 
     @staticmethod
     def _ordered(
@@ -391,10 +424,10 @@ class StrategyPolicy:
     ) -> TurnPlan:
         hold = t.positioning == "hold"
         mode = t.engagement
-        if mode == "melee" and not self._has_melee(obs):
-            mode = "any"
-        if mode == "ranged" and not self._has_ranged(obs):
-            mode = "any"
+        if mode != "any":
+            has_melee, has_ranged = self._arsenal(obs)
+            if not (has_melee if mode == "melee" else has_ranged):
+                mode = "any"
         actions: tuple[Action, ...]
         if mode == "ranged":
             ranged = obs.ranged_weapon_for(tid)
