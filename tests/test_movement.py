@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
-from engine.movement import can_withdraw_from, withdraw_path
+from engine.movement import can_withdraw_from, path_toward, withdraw_path
 
 CORRIDOR = make_map([".........."])
 
@@ -173,3 +173,27 @@ def test_can_withdraw_from_agrees_with_withdraw_path(
     args = (gmap, start, enemies, speed, occupied)
     expected = bool(withdraw_path(*args, restricted=restricted, k=k).cells)
     assert can_withdraw_from(*args, restricted=restricted, k=k) == expected
+
+
+def test_path_toward_gives_a_warm_map_the_answers_of_a_cold_one():
+    """Searches around creatures are memoised per map: a map that answered the same
+    search for other layouts before (warm) answers each layout as a fresh map (cold)
+    does. The layouts differ only in which creatures are enemies, or only in where the
+    other creatures stand, or only in reach, and each gets its own path."""
+    rows = [".......", "......."]
+    warm = make_map(rows)
+    start, target = warm.cell(0, 0), warm.cell(0, 6)
+    c = warm.cell
+    layouts = [  # (occupied squares but the target's, enemy squares but the target's, reach)
+        ({c(0, 3), c(1, 3)}, {c(0, 3)}, 5),  # around the enemy, through the ally
+        ({c(0, 3), c(1, 3)}, {c(0, 3), c(1, 3)}, 5),  # walled off: as close as it can
+        ({c(0, 3), c(1, 5)}, {c(0, 3)}, 5),  # the ally on the first path's goal square
+        ({c(0, 3), c(1, 5)}, {c(0, 3)}, 10),  # with a reach of 10 feet
+    ]
+    paths = []
+    for occupied, enemies, reach in layouts:
+        kw = {"occupied": occupied | {target}, "hostile": enemies | {target}}
+        path = path_toward(warm, start, target, reach, **kw)
+        assert path == path_toward(make_map(rows), start, target, reach, **kw)
+        paths.append(path)
+    assert len({p.cells[-1] if p else None for p in paths}) == len(layouts)
