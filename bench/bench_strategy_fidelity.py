@@ -5,7 +5,11 @@ the recorded cassette of the embedded model; ``--model local:qwen-0.5b`` to
 compile live), then:
 
 * field accuracy: the share of the fields each text clearly asks for (written
-  below by hand, per text) that the compiled spec sets as asked;
+  below by hand, per text) that the compiled spec sets as asked; a text that is
+  not a strategy counts one, right when compilation refuses it;
+* extra fields: the fields the spec sets away from their default although the
+  text does not ask for them (a model that guesses or copies the prompt's
+  examples), next to the accuracy;
 * behaviour over ``--fights`` quick-start fights (3 goblins with the compiled
   strategy against 2 orcs with the heuristic), next to the heuristic's: the
   share of fights whose first attack goes to the most dangerous orc-like target
@@ -14,7 +18,8 @@ compile live), then:
   distance (feet) from each goblin to its nearest enemy at the start of its
   turns.
 
-Usage: ``uv run python bench/bench_strategy_fidelity.py [--fights N] [--model MODEL]``.
+Usage: ``uv run python bench/bench_strategy_fidelity.py [--fights N] [--model MODEL]``
+(``--model replay:cassettes/strategy_compile_qwen15.json`` for the 1.5B's cassette).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from engine.maps import load_map  # noqa: E402
 from engine.runner import play_fight  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies import HeuristicPolicy  # noqa: E402
-from policies.strategy import StrategyPolicy  # noqa: E402
+from policies.strategy import StrategyPolicy, StrategySpec  # noqa: E402
 from policies.strategy_compile import StrategyCompileError, compile_strategy  # noqa: E402
 
 #: per text (same order as TEXTS): the fields it clearly asks for
@@ -50,7 +55,12 @@ EXPECTED: tuple[dict[str, Any] | None, ...] = (
     {"retreat_below_hp_pct": 33, "targets": ["most_wounded"]},
     {"targets": ["ranged_first"], "total_defense_below_hp_pct": 20},
     {"targets": ["engaged"], "avoid_threatened": True},
-    None,  # not a strategy: compilation should refuse it
+    None,  # not strategies: compilation should refuse them
+    None,
+    None,
+    None,
+    None,
+    None,
 )
 
 
@@ -68,6 +78,16 @@ def accuracy(spec: Any, expected: dict[str, Any]) -> tuple[int, int]:
             ok = got == want
         right += ok
     return right, len(expected)
+
+
+def extra(spec: Any, expected: dict[str, Any]) -> list[str]:
+    """The fields ``spec`` sets away from the defaults that ``expected`` does not ask for."""
+    defaults = StrategySpec()
+    return [
+        key
+        for key in StrategySpec.model_fields
+        if key not in ("name", "roles", *expected) and getattr(spec, key) != getattr(defaults, key)
+    ]
 
 
 class Watch:
@@ -127,7 +147,7 @@ def main() -> None:
     model = open_model(args.model)
     print(f"model: {model.model_id}; {args.fights} quick-start fights per strategy")
     print(line("heuristic (reference)", behaviour(HeuristicPolicy(), args.fights)))
-    right = asked = 0
+    right = asked = extras = 0
     for text, expected in zip(TEXTS, EXPECTED, strict=True):
         short = text[:32]
         try:
@@ -144,8 +164,11 @@ def main() -> None:
             continue
         r, a = accuracy(spec, expected)
         right, asked = right + r, asked + a
-        print(line(short, behaviour(StrategyPolicy(spec), args.fights)) + f"  fields {r}/{a}")
-    print(f"field accuracy: {right}/{asked} = {right / asked:.0%}")
+        more = extra(spec, expected)
+        extras += len(more)
+        shown = f"  fields {r}/{a}  extra {len(more)}" + (f" ({', '.join(more)})" if more else "")
+        print(line(short, behaviour(StrategyPolicy(spec), args.fights)) + shown)
+    print(f"field accuracy: {right}/{asked} = {right / asked:.0%}; extra fields: {extras}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ reports what they would allow.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Container
+from collections.abc import Callable, Collection, Container
 from dataclasses import dataclass
 from typing import cast
 
@@ -186,6 +186,49 @@ def path_toward(
             and not any(c in hostile for c in static.cells)
         ):
             return static
+    # The searches around the creatures: memoised per map and layout (a pure function
+    # of the static map and the key, so a warm cache changes no result; the engine
+    # walks the very path a policy's observation just asked for).
+    memo = _dynamic_paths(gmap)
+    search = (start, target, reach_ft, dead_zone_ft, k, kt, frozenset(occupied), frozenset(hostile))
+    if search in memo:
+        return memo[search]
+    found = _search_around(gmap, pm, start, target, goals, occupied, hostile, h, k, kt)
+    memo[search] = found
+    return found
+
+
+#: cached searches around creatures per map (cleared beyond this many)
+DYNAMIC_PATHS_MAX = 4096
+
+
+def _dynamic_paths(gmap: GameMap) -> dict[tuple[object, ...], Path | None]:
+    cached = gmap.cache.get("dynamic_paths")
+    if isinstance(cached, dict):
+        memo = cast("dict[tuple[object, ...], Path | None]", cached)
+        if len(memo) >= DYNAMIC_PATHS_MAX:
+            memo.clear()
+        return memo
+    fresh: dict[tuple[object, ...], Path | None] = {}
+    gmap.cache["dynamic_paths"] = fresh
+    return fresh
+
+
+def _search_around(
+    gmap: GameMap,
+    pm: GameMap,
+    start: Cell,
+    target: Cell,
+    goals: set[Cell],
+    occupied: Collection[Cell],
+    hostile: Collection[Cell],
+    h: Callable[[Cell], int],
+    k: int,
+    kt: int,
+) -> Path | None:
+    """:func:`path_toward` past its shortcuts: the cheapest path around the enemies
+    to a goal, else toward the closest reachable free square."""
+    if goals:
         path = find_path(pm, start, goals, blocked=hostile, heuristic=h)
         if path is not None:
             return path
@@ -510,6 +553,34 @@ def _retreat_field(gmap: GameMap, enemies: Collection[Cell]) -> list[int]:
             fields.clear()
         field = fields[key] = cost_field(gmap, key)
     return field
+
+
+def can_withdraw_from(
+    gmap: GameMap,
+    start: Cell,
+    enemies: Collection[Cell],
+    speed_ft: int,
+    occupied: Container[Cell],
+    *,
+    restricted: bool = False,
+    k: int = 1,
+) -> bool:
+    """Whether :func:`withdraw_path` would move at least one square (the same
+    arguments, the same answer), trying its first step only."""
+    if not enemies:
+        return False
+    if k != 1:
+        enemies = inflate(gmap, enemies, k)
+        gmap = sized_map(gmap, k)
+    field = _retreat_field(gmap, enemies)
+    budget = (speed_ft if restricted else 2 * speed_ft) // 5
+    here = field[start]
+    for n, diag in neighbours(gmap)[start]:
+        if n in occupied or field[n] <= here:
+            continue
+        if step_cost(gmap, start, n, diag, 0)[0] <= budget:
+            return True
+    return False
 
 
 def withdraw_path(

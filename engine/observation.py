@@ -23,11 +23,11 @@ from engine.grid import Path, distance_ft
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import (
     ChargeResult,
+    can_withdraw_from,
     charge_path,
     move_toward,
     path_toward,
     step_toward,
-    withdraw_path,
 )
 from engine.reach import (
     attack_reason,
@@ -540,7 +540,7 @@ class Observation:
         if hit is None:
             me = self.actor
             _occupied, _hostile, enemy_cells = self.blockers()
-            path = withdraw_path(
+            hit = can_withdraw_from(
                 self._gmap,
                 me.cell,
                 enemy_cells,
@@ -549,7 +549,6 @@ class Observation:
                 restricted=me.staggered or self.round == 0,
                 k=me.space,
             )
-            hit = bool(path.cells)
             self._cache[key] = hit
         return hit  # type: ignore[return-value]
 
@@ -714,6 +713,30 @@ class Observation:
                             grid[r][c] = True
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened
+
+    def threatened_at(self, cell: Cell) -> bool:
+        """``threatened`` at one square, without building the grid when it is not built."""
+        if self._threatened is not None:
+            r, c = self._gmap.rc(cell)
+            return self._threatened[r][c]
+        gmap = self._gmap
+        if gmap.move_cost[cell] == 0:
+            return False
+        r, c = gmap.rc(cell)
+        for enemy in self.enemies():
+            reach = enemy.threat_reach_ft
+            if reach == 0:
+                continue
+            span = reach // 5
+            k = enemy.space
+            er, ec = gmap.rc(enemy.cell)
+            if not (er - span <= r < er + k + span and ec - span <= c < ec + k + span):
+                continue
+            if cell in footprint(gmap, enemy.cell, k):
+                continue
+            if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
+                return True
+        return False
 
     @property
     def ranged_threatened(self) -> tuple[tuple[bool, ...], ...]:

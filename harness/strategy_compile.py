@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
 from policies.strategy import StrategySpec, dump_strategy, parse_strategy
-from policies.strategy_compile import cache_key, compile_strategy
+from policies.strategy_compile import cache_key, check_tactical, compile_strategy
 
 
 def model_id_of(spec: str) -> str:
@@ -32,7 +32,11 @@ def model_id_of(spec: str) -> str:
 def compile_cached(
     text: str, model: str, *, threads: int | None = None
 ) -> tuple[StrategySpec, bool]:
-    """``(spec, from_cache)`` for ``text`` compiled by ``model`` (a model string)."""
+    """``(spec, from_cache)`` for ``text`` compiled by ``model`` (a model string).
+
+    A text without a word of combat is refused before the model is even loaded.
+    """
+    check_tactical(text)
     key = cache_key(text, model_id_of(model))
     path = cache_dir() / "strategies" / f"{key}.yaml"
     if path.is_file():

@@ -52,6 +52,8 @@ an ally: gang up and flank).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -195,37 +197,66 @@ def _engaged(obs: Observation, enemy: CombatantView) -> bool:
     return any(0 < _distance_ft(ally.pos, pos) <= ally.threat_reach_ft for ally in obs.allies())
 
 
-def _key(
-    obs: Observation,
-    tactics: Tactics,
-    enemy: CombatantView,
-    order: int,
-    dangers: dict[CombatantProfile, float],
-) -> tuple[Any, ...]:
-    parts: list[Any] = []
-    if tactics.focus:
-        parts.append(_focus_rank(tactics.focus, enemy))
-    for crit in tactics.targets:
-        if crit == "nearest":
-            parts.append(obs.distance_ft(enemy.id))
-        elif crit == "weakest":
-            parts.append(enemy.hp)
-        elif crit == "most_wounded":
-            parts.append(enemy.hp / enemy.static.profile.spec.hp_max)
-        elif crit == "strongest":
-            parts.append(-enemy.hp)
-        elif crit == "most_dangerous":
-            profile = enemy.static.profile
+#: a target criterion: (observation, enemy, its distance in feet) → sort key, lower first
+Criterion = Callable[[Observation, CombatantView, int], Any]
+#: the sort key of an enemy (observation, enemy, deployment order, distance): its
+#: criteria, then its deployment order (all keys differ)
+KeyFunction = Callable[[Observation, CombatantView, int, int], tuple[Any, ...]]
+
+
+def _criterion(crit: TargetCriterion, dangers: dict[CombatantProfile, float]) -> Criterion:
+    """One target criterion as a sort key of an enemy (lower first)."""
+    if crit == "nearest":
+        return lambda obs, e, d: d
+    if crit == "weakest":
+        return lambda obs, e, d: e.hp
+    if crit == "most_wounded":
+        return lambda obs, e, d: e.hp / e.static.profile.spec.hp_max
+    if crit == "strongest":
+        return lambda obs, e, d: -e.hp
+    if crit == "most_dangerous":
+
+        def most_dangerous(obs: Observation, e: CombatantView, d: int) -> float:
+            profile = e.static.profile
             value = dangers.get(profile)
             if value is None:
                 value = dangers[profile] = danger(profile)
-            parts.append(-value)
-        elif crit == "ranged_first":
-            parts.append(0 if any(not a.is_melee for a in enemy.attacks) else 1)
-        else:  # engaged
-            parts.append(0 if _engaged(obs, enemy) else 1)
-    parts.append(order)
-    return tuple(parts)
+            return -value
+
+        return most_dangerous
+    if crit == "ranged_first":
+        return lambda obs, e, d: 0 if any(not a.is_melee for a in e.attacks) else 1
+    return lambda obs, e, d: 0 if _engaged(obs, e) else 1  # engaged
+
+
+def key_function(tactics: Tactics, dangers: dict[CombatantProfile, float]) -> KeyFunction:
+    """The enemy sort key of ``tactics``: ``focus`` rank (when it names anyone), each
+    of ``targets`` in order, then the deployment order; built once per tactics, so a
+    turn only calls the criteria (``dangers`` caches each profile's danger)."""
+    parts: list[Criterion] = []
+    if tactics.focus:
+        focus = tactics.focus
+        parts.append(lambda obs, e, d: _focus_rank(focus, e))
+    parts.extend(_criterion(crit, dangers) for crit in tactics.targets)
+    if not parts:
+        return lambda obs, e, i, d: (i,)
+    if len(parts) == 1:
+        (f,) = parts
+        return lambda obs, e, i, d: (f(obs, e, d), i)
+    if len(parts) == 2:
+        f, g = parts
+        return lambda obs, e, i, d: (f(obs, e, d), g(obs, e, d), i)
+    return lambda obs, e, i, d: (*[f(obs, e, d) for f in parts], i)
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """A combatant's tactics, with what its turns need prepared once."""
+
+    tactics: Tactics
+    key: KeyFunction
+    #: the sort key reads the distance to each enemy
+    nearest: bool
 
 
 def _focus_rank(focus: list[str], enemy: CombatantView) -> int:
@@ -234,6 +265,10 @@ def _focus_rank(focus: list[str], enemy: CombatantView) -> int:
         if wanted == enemy.id or wanted.casefold() == name:
             return i
     return len(focus)
+
+
+def _first(item: tuple[tuple[Any, ...], CombatantView]) -> tuple[Any, ...]:
+    return item[0]
 
 
 # -- the policy ----------------------------------------------------------------
@@ -246,21 +281,29 @@ class StrategyPolicy:
 
     def __init__(self, spec: StrategySpec) -> None:
         self.spec = spec
-        self._tactics: dict[str, Tactics] = {}
+        self._tactics: dict[str, _Compiled] = {}
         self._dangers: dict[CombatantProfile, float] = {}
+        #: (has a melee attack, has a ranged attack) per profile
+        self._arsenals: dict[CombatantProfile, tuple[bool, bool]] = {}
         self._fight: object = None
         #: focus fire: the shared target of each side in the current fight
         self._shared: dict[str, str] = {}
 
     def tactics(self, combatant_id: str) -> Tactics:
+        return self._compiled(combatant_id).tactics
+
+    def _compiled(self, combatant_id: str) -> _Compiled:
         hit = self._tactics.get(combatant_id)
         if hit is None:
-            hit = self._tactics[combatant_id] = self.spec.tactics_for(combatant_id)
+            t = self.spec.tactics_for(combatant_id)
+            key = key_function(t, self._dangers)
+            hit = self._tactics[combatant_id] = _Compiled(t, key, "nearest" in t.targets)
         return hit
 
     def decide(self, obs: Observation) -> TurnPlan:
         me = obs.actor
-        t = self.tactics(me.id)
+        compiled = self._compiled(me.id)
+        t = compiled.tactics
         enemies = obs.enemies()
         if not enemies:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
@@ -268,14 +311,26 @@ class StrategyPolicy:
             plan = self._low_hp(obs, t)
             if plan is not None:
                 return plan
-        ranked = sorted(
-            ((_key(obs, t, e, i, self._dangers), e) for i, e in enumerate(enemies)),
-            key=lambda ke: ke[0],
-        )
-        ordered = [e for _k, e in ranked]
-        target = ordered[0]
+        keep = t.keep_distance_ft
+        several = len(enemies) > 1
+        # each enemy's distance, once, when the key or the distance kept reads it
+        dists: list[int] | None = None
+        if keep or (several and compiled.nearest):
+            distance = obs.distance_ft
+            dists = [distance(e.id) for e in enemies]
+        # the first enemy by key; the whole order only when a fallback needs it
+        keyed: list[tuple[tuple[Any, ...], CombatantView]] | None = None
+        if not several:
+            target = enemies[0]
+        else:
+            key = compiled.key
+            if dists is None:
+                keyed = [(key(obs, e, i, 0), e) for i, e in enumerate(enemies)]
+            else:
+                keyed = [(key(obs, e, i, dists[i]), e) for i, e in enumerate(enemies)]
+            target = min(keyed, key=_first)[1]
         if t.focus_fire:
-            target = self._shared_target(obs, target, ordered)
+            target = self._shared_target(obs, target, enemies)
         tid = target.id
         if me.prone:  # stand up (a move action), then one attack if one can hit
             weapon = self._weapon(obs, t, tid)
@@ -293,10 +348,9 @@ class StrategyPolicy:
             if t.positioning == "hold":
                 return TurnPlan((TotalDefenseAction(),), "invalide : tient sa position")
             return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
-        keep = t.keep_distance_ft
-        if keep and any(obs.distance_ft(e.id) < keep for e in enemies) and obs.can_withdraw():
+        if dists is not None and keep and min(dists) < keep and obs.can_withdraw():
             return TurnPlan((WithdrawAction(),), f"garde ses distances ({keep} pieds)")
-        return self._engage(obs, t, tid, ordered)
+        return self._engage(obs, t, tid, enemies, keyed)
 
     # -- pieces of the turn ------------------------------------------------------
     def _low_hp(self, obs: Observation, t: Tactics) -> TurnPlan | None:
@@ -313,7 +367,7 @@ class StrategyPolicy:
         return None
 
     def _shared_target(
-        self, obs: Observation, own: CombatantView, ordered: list[CombatantView]
+        self, obs: Observation, own: CombatantView, enemies: list[CombatantView]
     ) -> CombatantView:
         if obs.fight_key != self._fight or self._fight is None:
             self._fight = obs.fight_key
@@ -321,7 +375,7 @@ class StrategyPolicy:
         side = obs.actor.side
         wanted = self._shared.get(side)
         if wanted is not None:
-            for e in ordered:
+            for e in enemies:
                 if e.id == wanted:
                     return e
         self._shared[side] = own.id
@@ -329,7 +383,7 @@ class StrategyPolicy:
 
     def _weapon(self, obs: Observation, t: Tactics, tid: str) -> AttackProfile | None:
         """The weapon that can hit ``tid`` now, as ``engagement`` prefers it."""
-        if t.engagement == "melee" and self._has_melee(obs):
+        if t.engagement == "melee" and self._arsenal(obs)[0]:
             return obs.melee_weapon_for(tid)
         if t.engagement == "ranged":
             ranged = obs.ranged_weapon_for(tid)
@@ -337,30 +391,50 @@ class StrategyPolicy:
                 return ranged
         return obs.weapon_for(tid)[0]
 
-    @staticmethod
-    def _has_melee(obs: Observation) -> bool:
-        return any(a.is_melee for a in obs.actor.attacks)
+    def _arsenal(self, obs: Observation) -> tuple[bool, bool]:
+        """(has a melee attack, has a ranged attack): the actor's usable attacks."""
+        me = obs.actor
+        if me.weapon_broken:
+            attacks = me.attacks
+            return any(a.is_melee for a in attacks), any(not a.is_melee for a in attacks)
+        profile = me.static.profile
+        hit = self._arsenals.get(profile)
+        if hit is None:
+            attacks = profile.attacks
+            hit = any(a.is_melee for a in attacks), any(not a.is_melee for a in attacks)
+            self._arsenals[profile] = hit
+        return hit
 
     @staticmethod
-    def _has_ranged(obs: Observation) -> bool:
-        return any(not a.is_melee for a in obs.actor.attacks)
+    def _ordered(
+        enemies: list[CombatantView], keyed: list[tuple[tuple[Any, ...], CombatantView]] | None
+    ) -> list[CombatantView]:
+        """The enemies by key (``keyed`` is None when there is only one)."""
+        if keyed is None:
+            return enemies
+        return [e for _k, e in sorted(keyed, key=_first)]
 
     def _engage(
-        self, obs: Observation, t: Tactics, tid: str, ordered: list[CombatantView]
+        self,
+        obs: Observation,
+        t: Tactics,
+        tid: str,
+        enemies: list[CombatantView],
+        keyed: list[tuple[tuple[Any, ...], CombatantView]] | None,
     ) -> TurnPlan:
         hold = t.positioning == "hold"
         mode = t.engagement
-        if mode == "melee" and not self._has_melee(obs):
-            mode = "any"
-        if mode == "ranged" and not self._has_ranged(obs):
-            mode = "any"
+        if mode != "any":
+            has_melee, has_ranged = self._arsenal(obs)
+            if not (has_melee if mode == "melee" else has_ranged):
+                mode = "any"
         actions: tuple[Action, ...]
         if mode == "ranged":
             ranged = obs.ranged_weapon_for(tid)
             if ranged is not None:
                 actions = (FullAttackAction(target_id=tid, weapon_id=ranged.id),)
                 return TurnPlan(actions, "tir à outrance")
-            for enemy in ordered:
+            for enemy in self._ordered(enemies, keyed):
                 ranged = obs.ranged_weapon_for(enemy.id)
                 if ranged is not None:
                     actions = (FullAttackAction(target_id=enemy.id, weapon_id=ranged.id),)
@@ -380,7 +454,7 @@ class StrategyPolicy:
             actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
             return TurnPlan(actions, "un pas de placement puis attaque à outrance")
         if mode == "any":
-            for enemy in ordered:
+            for enemy in self._ordered(enemies, keyed):
                 weapon, _ = obs.weapon_for(enemy.id)
                 if weapon is not None:
                     actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)
@@ -394,10 +468,8 @@ class StrategyPolicy:
             return TurnPlan(actions, "approche puis attaque")
         if t.avoid_threatened:
             path = obs.move_toward(tid)
-            if path.cells:
-                r, c = divmod(path.cells[-1], obs.map.width)
-                if obs.threatened[r][c]:
-                    return self._wait_for_them(obs, "évite les cases menacées")
+            if path.cells and obs.threatened_at(path.cells[-1]):
+                return self._wait_for_them(obs, "évite les cases menacées")
         return TurnPlan((MoveAction(target_id=tid),), "approche")
 
     @staticmethod

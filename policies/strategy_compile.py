@@ -2,12 +2,31 @@
 
 The text (French or English) is rendered into the prompt of
 ``prompts/strategy/`` (static part first), the model answers a JSON object
-constrained by :func:`compile_schema` (every field of the side's tactics, so the
-grammar is short and the answer complete; per-combatant ``roles`` are left to
-the user, who can add them to the YAML), the answer is validated as a
-:class:`StrategySpec`. An invalid answer gets one retry with the validation
-error; a spec equal to the defaults means the text said nothing the spec can
-express, which is an error for the user (:class:`StrategyCompileError`).
+constrained by :func:`compile_schema`: first ``is_combat_strategy``, its verdict
+on whether the text says anything about how to fight, then every field of the
+side's tactics, each ``null`` when the text does not mention it (the default
+applies; a null is cheaper to write than a guess, and an example copied from
+the prompt then mostly copies nulls). Per-combatant ``roles`` are left to the
+user, who can add them to the YAML. The answer is validated as a
+:class:`StrategySpec`; an invalid answer gets one retry with the validation
+error.
+
+Three refusals, each a :class:`StrategyCompileError` (exit code 2 on the
+command line):
+
+1. before any model call, :func:`check_tactical`: a text without a single word
+   of the fighting vocabulary (:data:`TACTICAL_WORDS`, French and English: to
+   attack, shoot, target, enemy, charge, retreat, distance, hit points…) says
+   nothing the spec can express. This deterministic test only lets texts
+   through (a word is necessary, not sufficient), so it is broad: the small
+   embedded model answers « a strategy » to nearly any text;
+2. the model's verdict that the text is not a combat strategy;
+3. an answer that sets no field away from its default (nothing the spec can
+   express was recognised).
+
+Named enemies (``focus``) must be written in the text: a name the model did not
+copy from it (a target criterion such as ``most_dangerous``, an example of the
+prompt) is dropped.
 
 :func:`describe_strategy` renders a spec in plain French, so the user can check
 the translation. :func:`cache_key` hashes (text, model, prompt) for the
@@ -18,6 +37,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from typing import Any
 
 import jinja2
@@ -35,6 +56,58 @@ class StrategyCompileError(Pf1eSimError):
     """The text could not be turned into a strategy (French message)."""
 
 
+#: the fighting vocabulary of :func:`check_tactical`: regular expressions matched at the
+#: start of a word of the text, lowercased and without accents (French, then English)
+TACTICAL_WORDS: tuple[str, ...] = (
+    # French
+    r"attaqu", r"frapp", r"tape[rz]?\b", r"cogn", r"tir(?:e|ez|er|s|eur|eurs)?\b",
+    r"tu(?:e|ez|er)\b", r"abat", r"achev", r"cibl", r"vis(?:e|ez|er)\b", r"ennemi",
+    r"adversaire", r"archer", r"arcs?\b", r"arbal", r"epee", r"armes?\b", r"melee",
+    r"corps a corps", r"contact",
+    r"charg", r"recul", r"retir", r"retraite", r"fui", r"fuy", r"repli", r"defen", r"proteg",
+    r"distance", r"pieds?\b", r"metres?\b", r"cases?\b", r"menac", r"concentr", r"encercl",
+    r"flanc", r"tenaille", r"position", r"ligne", r"avanc", r"approch", r"points? de vie",
+    r"pv\b", r"bless", r"dangereu", r"proche", r"faible", r"combat", r"bataille", r"guerr",
+    r"ten(?:ez|ir)\b", r"gard", r"engag", r"fonce",
+    # English
+    r"attack", r"hit\b", r"hits\b", r"strik", r"shoot", r"fire\b", r"kill", r"target",
+    r"focus", r"enem", r"foe", r"opponent", r"bows?\b", r"sword", r"weapon", r"ranged?\b",
+    r"retreat", r"withdraw", r"flee", r"fall back", r"back off", r"guard", r"protect",
+    r"feet\b", r"foot\b", r"ft\b", r"squares?\b", r"threat", r"flank", r"gang", r"surround",
+    r"hold", r"advanc", r"health", r"hit points?", r"hp\b", r"wound", r"weak",
+    r"strong", r"danger", r"nearest", r"closest", r"fight", r"battle", r"ambush",
+)  # fmt: skip
+_TACTICAL = re.compile(r"\b(?:" + "|".join(TACTICAL_WORDS) + ")")
+
+
+def _plain(text: str) -> str:
+    """Lowercase, without accents, words separated by single spaces."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(re.sub(r"[^\w]+", " ", bare).split())
+
+
+def check_tactical(text: str) -> None:
+    """Refuse a text without one word of the fighting vocabulary (see module docstring).
+
+    :raises StrategyCompileError: empty text, or no word of :data:`TACTICAL_WORDS`.
+    """
+    if not text.strip():
+        raise StrategyCompileError("texte de stratégie vide")
+    if _TACTICAL.search(_plain(text)) is None:
+        raise StrategyCompileError(
+            "ce texte n'est pas une stratégie de combat : aucun mot de combat reconnu (viser, "
+            "attaquer, tirer, ennemi, charger, reculer, distance, points de vie…) ; décrivez "
+            "comment votre camp doit se battre"
+        )
+
+
+def _written(name: str, plain_text: str) -> bool:
+    """Whether a named enemy is written in the text (accents, case and a plural « s » aside)."""
+    plain = _plain(name)
+    return bool(plain) and (plain in plain_text or plain.removesuffix("s") in plain_text)
+
+
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(PROMPTS)),
@@ -44,18 +117,23 @@ def _env() -> jinja2.Environment:
     )
 
 
+#: the answer's first field: the model's verdict that the text is about fighting
+VERDICT = "is_combat_strategy"
+
+
 def compile_schema() -> dict[str, Any]:
-    """JSON Schema the model's answer is decoded under: the tactics fields, all
-    required, lists bounded, no roles (see module docstring)."""
+    """JSON Schema the model's answer is decoded under: the verdict, then the
+    tactics fields, each also ``null``, all required, lists bounded, no roles
+    (see module docstring)."""
     props = Tactics.model_json_schema()["properties"]
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {VERDICT: {"type": "boolean"}}
     for name, prop in props.items():
         p = {k: v for k, v in prop.items() if k not in ("default", "title", "description")}
         if p.get("type") == "array":
             p["maxItems"] = 4
             if name == "focus":
                 p["items"] = {"type": "string", "minLength": 1, "maxLength": 30}
-        out[name] = p
+        out[name] = {"anyOf": [p, {"type": "null"}]}
     return {
         "type": "object",
         "properties": out,
@@ -86,11 +164,11 @@ def cache_key(text: str, model_id: str) -> str:
 def compile_strategy(text: str, model: ChatModel, *, retries: int = 1) -> StrategySpec:
     """The spec the model reads in ``text``.
 
-    :raises StrategyCompileError: empty text, no valid answer after the retries,
-        or nothing the spec can express.
+    :raises StrategyCompileError: empty text, no word of combat in it
+        (:func:`check_tactical`), no valid answer after the retries, not a combat
+        strategy (the model's verdict), or nothing the spec can express.
     """
-    if not text.strip():
-        raise StrategyCompileError("texte de stratégie vide")
+    check_tactical(text)
     base = messages(text)
     msgs = base
     error = ""
@@ -99,9 +177,19 @@ def compile_strategy(text: str, model: ChatModel, *, retries: int = 1) -> Strate
         answer = model.complete(request).text
         try:
             data = json.loads(answer)
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            spec = StrategySpec.model_validate({"name": _title(text), **data})
+            if not isinstance(data, dict) or not isinstance(data.get(VERDICT), bool):
+                raise ValueError(f"not an object with a boolean {VERDICT}")
+            if not data[VERDICT]:
+                raise StrategyCompileError(
+                    "ce texte n'est pas une stratégie de combat (verdict du modèle) : décrivez "
+                    "comment votre camp doit se battre (qui viser, à quelle distance, quand "
+                    "charger, reculer ou se défendre…)"
+                )
+            said = {k: v for k, v in data.items() if k != VERDICT and v is not None}
+            if isinstance(said.get("focus"), list):
+                plain_text = _plain(text)
+                said["focus"] = [f for f in said["focus"] if _written(str(f), plain_text)]
+            spec = StrategySpec.model_validate({"name": _title(text), **said})
         except (ValueError, ValidationError) as err:
             error = str(err).splitlines()[0]
             msgs = (

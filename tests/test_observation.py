@@ -12,6 +12,7 @@ from engine.battle import Battle
 from engine.creatures import load_combatant
 from engine.encounter import build_encounter
 from engine.maps import load_map
+from engine.observation import Observation
 from engine.rng import SeededRng
 from engine.runner import play_fight
 from engine.schemas import ObservationModel, observation_json_schema
@@ -108,3 +109,58 @@ def test_wait_when_no_enemy_is_active():
     b = Battle(gmap, [a, t], ("A", "B"), SeededRng(1), heuristic_everywhere())
     plan = HeuristicPolicy().decide(b.observe(a))
     assert plan == TurnPlan((WaitAction(),), "aucun ennemi actif")
+
+
+def _fresh(obs):
+    """The same observation with empty caches (nothing computed yet)."""
+    return Observation(
+        gmap=obs._gmap,
+        round=obs.round,
+        acting_id=obs.acting_id,
+        initiative_order=obs.initiative_order,
+        combatants=obs.combatants,
+        last_turn_results=obs.last_turn_results,
+        fight_key=obs.fight_key,
+        simple_space=obs._simple,
+    )
+
+
+def _assert_threatened_at_matches_the_grid(obs):
+    gmap = obs._gmap
+    cells = range(gmap.size)
+    one_by_one = _fresh(obs)  # the grid is never built: each square on its own
+    alone = [one_by_one.threatened_at(cell) for cell in cells]
+    assert one_by_one._threatened is None
+    grid = obs.threatened
+    assert alone == [grid[cell // gmap.width][cell % gmap.width] for cell in cells]
+    assert [obs.threatened_at(cell) for cell in cells] == alone  # read from the built grid
+    return sum(alone)
+
+
+def test_threatened_at_is_the_threatened_grid_square():
+    seen = []
+
+    class Checker(HeuristicPolicy):
+        def decide(self, obs):
+            seen.append(_assert_threatened_at_matches_the_grid(obs))
+            return super().decide(obs)
+
+    checker = Checker()
+    for seed in (1, 2):
+        play_fight(quickstart(), seed, {"players": checker, "monsters": checker})
+    # a Large creature with a reach weapon (dead zone), walls and a Tiny one (no reach)
+    gmap = make_map(["..........", "..#.......", "..#.......", ".........."])
+    giant = make_profile(
+        size="Large", attacks=[melee("glaive", reach_weapon=True), melee("slam", reach_ft=5)]
+    )
+    glaive_only = make_profile(size="Large", attacks=[melee("glaive", reach_weapon=True)])
+    tiny = make_profile(size="Tiny", attacks=[melee("bite", reach_ft=0)])
+    me = state("me", "A", make_profile(), gmap, (3, 0), 0)
+    others = [
+        state("giant", "B", giant, gmap, (0, 4), 1),
+        state("glaive", "B", glaive_only, gmap, (2, 7), 2),
+        state("tiny", "B", tiny, gmap, (3, 9), 3),
+    ]
+    b = Battle(gmap, [me, *others], ("A", "B"), SeededRng(1), heuristic_everywhere())
+    seen.append(_assert_threatened_at_matches_the_grid(b.observe(me)))
+    assert min(seen) >= 0 and max(seen) > 8  # squares were threatened, not only free ones
