@@ -327,9 +327,10 @@ class Checker:
         """
         a = self.analysis
         text = end.strip()
-        if len(text.split()) < 3:
+        words = len(text.split())
+        if words < 3:
             return "phrase vide ou trop courte"
-        if len(text.split()) > self.words:  # what the grammar enforces, for every provider
+        if words > self.words:  # what the grammar enforces, for every provider
             return "phrase trop longue"
         if not text[0].islower():  # « ce qui » goes on: no new sentence, title or list
             return "suite qui ne continue pas la phrase"
@@ -444,8 +445,9 @@ class Checker:
         if a.verdict == BALANCED:
             if UNBALANCE_RE.search(tail):
                 return "« déséquilibré » contredit le verdict (équilibré)"
-            if ADJUST_RE.search(tail):
-                return f"« {ADJUST_RE.search(tail).group()} » contredit le verdict (équilibré)"  # type: ignore[union-attr]
+            adjust = ADJUST_RE.search(tail)
+            if adjust:
+                return f"« {adjust.group()} » contredit le verdict (équilibré)"
         elif fact.kind != "lever" and BALANCE_RE.search(tail):  # a lever aims at balance
             return f"« {BALANCE_RE.search(tail).group()} » contredit le verdict (déséquilibré)"  # type: ignore[union-attr]
         outsider = fact.subjects[0] if fact.kind == "outsider" else None
@@ -573,7 +575,7 @@ def narrate(
         return Narrative(template_narrative(a), PATH_TEMPLATE, None, unavailable or "sans modèle")
     checker = Checker(a, report)
     chat = messages(report, a)
-    grammar = line_grammar(line_words(a))
+    grammar = line_grammar(checker.words)
     done: list[str] = []  # accepted lines, placeholders unfilled
     said: set[str] = set()  # the model's accepted words, to refuse a repeated clause
     narrative = Narrative([], PATH_LLM, model.model_id)
