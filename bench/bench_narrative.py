@@ -12,6 +12,11 @@ the final text must be a value of the report object as the analysis formats it
 (or the ``3`` of « 3σ »), every line must start with its fact's fixed sentence,
 and the checker must accept every line again. Summary: path rates, rejection
 reasons, median time and words.
+
+Time: each report starts from an empty KV cache, as a new ``pf1e-sim`` process
+does; the system prompt's KV state is read from the file that the first run on
+the machine saved (see ``LlamaCppModel._prime``), and the model's loading is
+printed apart.
 """
 
 from __future__ import annotations
@@ -94,6 +99,11 @@ def main() -> None:
         if args.only and sample.name != args.only:
             continue
         report = build(sample)
+        # each report starts from an empty KV cache, as in a new `pf1e-sim` process
+        # (the system prompt's state comes from the file an earlier run saved)
+        reset = getattr(model, "reset", None)
+        if reset is not None:
+            reset()
         story = narrate(report, model)
         problems = audit(report, story)
         for r in story.rejections:

@@ -71,10 +71,14 @@ def line_grammar(words: int = LINE_WORDS) -> str:
     capital only first), closed by a full stop. A digit of any script, a
     placeholder, a percent or sigma sign, a bracket or a line break cannot be
     written at all, and the sentence cannot ramble on; other providers are held
-    to the same rules by the checker.
+    to the same rules by the checker. The full stop may be followed by a line
+    break: the model's favourite token to end a sentence is often « .\n », and a
+    grammar that refused it made the model write on past its natural end (lines
+    half as long again, and more invented words). The stop strings cut the
+    answer at the full stop either way.
     """
     return (
-        f'root ::= " " word (","? " " word){{2,{words - 1}}} "."\n'
+        f'root ::= " " word (","? " " word){{2,{words - 1}}} "." "\\n"?\n'
         f"word ::= [{_LETTER}] [{_LOWER}'\u2019]{{0,{WORD_CHARS - 1}}} "
         f'("-" [{_LOWER}] [{_LOWER}\'\u2019]{{0,{WORD_CHARS - 1}}})?\n'
     )
@@ -267,11 +271,33 @@ class Checker:
                 self._exact.append((name, sides, frozenset(ids)))
         self._exact.sort(key=lambda e: -len(e[0]))
 
+    def others(self, fact: Fact) -> frozenset[str]:
+        """The sides « les autres camps » means in ``fact``'s line (empty: unclear).
+
+        Every side but the fact's own: the side of the combatant or the side the
+        fact is about (carrier, exposed, inactive, melee, one-sided attrition,
+        outsider), else the favoured side; none in a balanced report's general
+        facts.
+        """
+        own: str | None = self.analysis.favoured
+        if fact.kind in _SIDED_KINDS and fact.subjects:
+            first = fact.subjects[0]
+            own = first if first in self.analysis.sides else self.side_of.get(first)
+        if own is None:
+            return frozenset()
+        return frozenset(s for s in self.analysis.sides if s != own)
+
     # mentions of sides and combatants, exact or approximate (« gobelins » ≈ goblin)
-    def mentions(self, text: str) -> list[_Mention]:
+    def mentions(self, text: str, others: frozenset[str] = frozenset()) -> list[_Mention]:
+        """Where ``text`` names sides or combatants; « autres camps » is ``others``."""
         low = text.lower()
         found: list[_Mention] = []
         taken = [False] * len(low)
+        if others:
+            for m in OTHERS_RE.finditer(low):
+                for i in range(m.start(), m.end()):
+                    taken[i] = True
+                found.append(_Mention(m.start(), m.end(), others, others))
         for word, sides, names in self._exact:
             pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
             for m in pattern.finditer(low):
@@ -347,7 +373,7 @@ class Checker:
         head = fact.head + " "
         full = f"{head}{PLACEHOLDER_RE.sub(' ', end).lstrip()}"
         offset = len(head)
-        mentions = self.mentions(full)
+        mentions = self.mentions(full, self.others(fact))
         own = [m for m in mentions if m.end > offset]
         # any side may be named (who wins is guarded by the verdict lexicon below);
         # a combatant only in the facts about it
@@ -401,11 +427,13 @@ class Checker:
                 target = _beneficiary(full, m.end(), mentions)
                 if target is None:
                     continue
-                if target.ambiguous or len(target.sides) != 1:
+                if target.ambiguous or not target.sides:
                     return f"« {m.group()} » pour un sujet ambigu"
-                (side,) = tuple(target.sides)
-                if easy != (side == a.favoured):
-                    return f"« {m.group()} » pour {side}, contraire au verdict"
+                # easy for the favoured side alone; hard for sides that are all behind
+                right = target.sides == {a.favoured} if easy else a.favoured not in target.sides
+                if not right:
+                    who = ", ".join(sorted(target.sides))
+                    return f"« {m.group()} » pour {who}, contraire au verdict"
         return None
 
     def _direction(
@@ -429,13 +457,19 @@ class Checker:
                 target = after[0]
                 if a.favoured is None and not target.sides:
                     continue  # « aide à garder l'équilibre entre les camps »: no side aimed at
-                if target.ambiguous or len(target.sides) != 1:
+                if target.ambiguous or not target.sides:
                     return f"« {m.group()} » vise un sujet ambigu"
-                (side,) = tuple(target.sides)
+                side = ", ".join(sorted(target.sides))
+                if own is not None:  # the carrier's side stronger, the others weaker
+                    right = target.sides == {own} if stronger else own not in target.sides
+                else:  # a lever: the sides behind stronger, the favoured one weaker
+                    right = (
+                        a.favoured not in target.sides if stronger else target.sides == {a.favoured}
+                    )
                 if own is not None:
-                    if stronger != (side == own):
+                    if not right:
                         return f"« {m.group()} » {side} : contraire au camp de {fact.subjects[0]}"
-                elif a.favoured is None or stronger == (side == a.favoured):
+                elif a.favoured is None or not right:
                     return f"« {m.group()} » {side} : levier dans le mauvais sens"
         return None
 
@@ -496,6 +530,11 @@ class Checker:
             return f"« {hit.group()} » contredit la durée des combats"
         return None
 
+
+#: facts about one side or one combatant: « les autres camps » are the sides but its own
+_SIDED_KINDS = frozenset({"carry", "exposed", "inactive", "melee", "one_sided", "outsider"})
+#: the sides other than the fact's own (see :meth:`Checker.others`)
+OTHERS_RE = re.compile(r"(?<![\w-])autres (?:camps|équipes|groupes)(?![\w-])")
 
 #: winning nouns whose complement is the winner (« l'avance de players »)
 POSSESSED_RE = re.compile(r"(?:l'avance|avantages?|supériorité|ascendant|faveur)$")

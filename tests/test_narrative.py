@@ -8,6 +8,7 @@ Recorded answers of the real model are replayed in ``test_narrative_cassettes``.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,9 @@ def fact(report, fact_id):
         (" ".join(["mot"] * 17), "trop longue"),
         ("Les faits, dans l'ordre des lignes :", "ne continue pas"),
         ("laisse peu de marge aux deux camps", None),  # two sides: « les deux camps » is true
+        # « les autres camps »: the sides but the favoured one, here monsters
+        ("rend les combats difficiles pour les autres camps", None),
+        ("rend la partie facile pour les autres camps", "contraire au verdict"),
         ("représente un taux de ٪ de chances", "caractère inattendu"),
         ("vaut ² fois plus", "chiffre"),
         ("mais", "courte"),
@@ -235,6 +239,10 @@ def test_the_word_budget_of_a_line_keeps_long_analyses_short():
         ("affaiblit nettement le camp monsters", None),
         ("renforce nettement le camp monsters", "contraire au camp de goblin-2"),
         ("affaiblit nettement le camp players", "contraire au camp de goblin-2"),
+        # « les autres camps » are the sides but goblin-2's: monsters, who win
+        ("affaiblit les autres camps", None),
+        ("renforce les autres camps", "contraire au camp de goblin-2"),
+        ("rend les combats difficiles pour les autres camps", "contraire au verdict"),
         # it does not make players the winners
         ("laisse la rencontre en faveur de players", "contraire au verdict"),
         ("assure la domination de players", "contraire au verdict"),
@@ -245,3 +253,30 @@ def test_checker_on_the_fact_that_a_combatant_of_the_losing_side_carries_the_fig
     assert (a.favoured, carry.subjects) == ("monsters", ("goblin-2", "players"))
     reason = Checker(a, load("monstres_dominent")).check(carry, end)
     assert (reason is None) if why is None else (reason is not None and why in reason), reason
+
+
+def test_the_other_sides_of_three_sided_reports():
+    """« les autres camps » are every side but the fact's own, and only when it has one."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from report_samples import SAMPLES, build
+
+    report = build(next(s for s in SAMPLES if s.name == "trois_camps"))
+    a = analyse(report)
+    checker = Checker(a, report)
+    verdict = next(f for f in a.facts if f.kind == "verdict")
+    assert a.favoured == "players"
+    assert checker.others(verdict) == {"monsters", "bandits"}
+    assert checker.check(verdict, "rend les combats difficiles pour les autres camps") is None
+    # easy for two sides that are both behind is not what the verdict says
+    assert "contraire au verdict" in (
+        checker.check(verdict, "rend la partie facile pour les autres camps") or ""
+    )
+    outsider = next(f for f in a.facts if f.kind == "outsider")
+    assert checker.others(outsider) == set(a.sides) - {outsider.subjects[0]}
+    length = next(f for f in a.facts if f.kind == "length")
+    assert checker.others(length) == checker.others(verdict)  # no side of its own: the favoured
+    # a balanced report: the general facts have no side of their own
+    balanced = load("trois_camps_outsider")
+    b = analyse(balanced)
+    assert b.favoured is None
+    assert Checker(b, balanced).others(b.facts[0]) == frozenset()

@@ -2,9 +2,10 @@
 
 The cassettes were recorded from Qwen2.5-Coder-1.5B-Instruct by
 ``scripts/record_narrative_cassettes.py`` over the report objects of
-``tests/reports/``. They hold real answers the checker accepted, real answers it
-rejected (then the regeneration), and a report where two rejections in a row
-sent the narrative to the template.
+``tests/reports/``. They hold real answers the checker accepted and real answers
+it rejected (then the regeneration). The light model (Qwen2.5-Coder-0.5B) on
+``ecrasant`` holds a line refused at every attempt, which sent the narrative to
+the template.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ import pytest
 from harness.analysis import analyse, fill
 from harness.cli import main
 from harness.models import ReplayModel
-from harness.narrative import PATH_LLM, PATH_TEMPLATE, Checker, narrate, template_narrative
+from harness.narrative import (
+    ATTEMPTS,
+    PATH_LLM,
+    PATH_TEMPLATE,
+    Checker,
+    narrate,
+    template_narrative,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = (
@@ -75,14 +83,19 @@ def test_a_recorded_answer_the_checker_rejects_is_regenerated():
         assert Checker(a, load(name)).check(fact, r.text) == r.reason
 
 
-def test_two_recorded_rejections_send_the_narrative_to_the_template():
-    stories = {name: replay(name) for name in NAMES}
-    fallen = [n for n, s in stories.items() if s.path == PATH_TEMPLATE]
-    assert fallen, "a cassette should hold two rejections in a row"
-    story = stories[fallen[0]]
-    assert story.provenance().startswith("Rédaction : gabarit déterministe (texte du modèle")
-    last, before = story.rejections[-1], story.rejections[-2]
-    assert last.fact == before.fact  # the same line, refused twice
+def test_recorded_rejections_in_a_row_send_the_narrative_to_the_template():
+    light = ROOT / "cassettes" / "narrative_ecrasant_qwen05.json"
+    report = load("ecrasant")
+    story = narrate(report, ReplayModel(light))
+    assert story.path == PATH_TEMPLATE
+    assert story.lines == template_narrative(analyse(report))
+    assert story.provenance().startswith(
+        f"Rédaction : gabarit déterministe (texte du modèle local:qwen-0.5b rejeté {ATTEMPTS} fois"
+    )
+    refused = story.rejections[-ATTEMPTS:]
+    assert len({r.fact for r in refused}) == 1  # the same line, refused at every attempt
+    recorded = json.loads(light.read_text(encoding="utf-8"))["interactions"]
+    assert story.model_calls == len(recorded)
 
 
 def test_cli_report_command_narrates_a_saved_report(capsys):
