@@ -160,13 +160,18 @@ def chatml_turns(messages: tuple[ChatMessage, ...]) -> str:
     return "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
 
 
+def _numpy() -> Any:
+    """numpy, which comes with llama-cpp-python (the llm extra), not with the base install."""
+    return importlib.import_module("numpy")
+
+
 #: sampling of a non-greedy draw (llama.cpp's defaults)
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
 
 
 def _draw(logits: Any, temperature: float, rng: Any) -> int:
     """A token from ``logits``: the argmax at temperature 0, else a seeded draw."""
-    import numpy as np  # comes with llama-cpp-python (the llm extra)
+    np = _numpy()
 
     if temperature <= 0:
         return int(np.argmax(logits))
@@ -346,7 +351,7 @@ class LlamaCppModel:
         a sampled token follows top-k 40, top-p 0.95, min-p 0.05 then the
         temperature, drawn from a generator seeded with ``seed``.
         """
-        import numpy as np  # comes with llama-cpp-python (the llm extra)
+        np = _numpy()
 
         llama_cpp, llm = self._llama_cpp, self._llm
         if len(tokens) + max_tokens > self._n_ctx:
@@ -378,7 +383,10 @@ class LlamaCppModel:
                     single = llama_cpp.llama_token_data_array(one, 1, -1, False)
                     llama_cpp.llama_sampler_apply(sampler, ctypes.byref(single))
                     if not np.isfinite(one[0].logit):
-                        token = _draw(self._mask(sampler, logits), temperature, rng)
+                        masked = self._mask(sampler, logits)
+                        if not np.isfinite(masked).any():  # accepting a refused token aborts
+                            raise ValueError("la grammaire n'admet plus aucun jeton")
+                        token = _draw(masked, temperature, rng)
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
                     break
                 if sampler is not None:
@@ -398,7 +406,7 @@ class LlamaCppModel:
 
     def _mask(self, sampler: Any, logits: Any) -> Any:
         """``logits`` with every token the grammar refuses now set to minus infinity."""
-        import numpy as np  # comes with llama-cpp-python (the llm extra)
+        np = _numpy()
 
         llama_cpp = self._llama_cpp
         n_vocab = len(logits)
