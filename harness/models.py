@@ -523,9 +523,15 @@ class OpenAIModel:
     ``json_schema`` form; llama.cpp's own server answers HTTP 500 to it and wants
     ``{"type": "json_object", "schema": …}``. With ``response_format="auto"`` the
     first server error on the ``json_schema`` form switches to the other one for
-    the rest of the session. Transient failures (connection, timeout, rate limit,
-    5xx) are retried with exponential backoff, at most ``attempts`` times. The API
-    key comes from ``OPENAI_API_KEY`` and never appears in errors or cassettes.
+    the rest of the session. A forced start of the answer (``prefill``, with stop
+    strings: the narrator) cannot be continued through the chat API, which opens
+    a new answer: with ``prefill="user"`` (default) its last line is restated in
+    the last user turn (``prompts/continuation.j2``) and the answer, less any
+    restated start, is taken as its continuation; ``prefill="assistant"`` sends it
+    as a final assistant message, for servers that continue one. Transient failures
+    (connection, timeout, rate limit, 5xx) are retried with exponential backoff, at
+    most ``attempts`` times. The API key comes from ``OPENAI_API_KEY`` and never
+    appears in errors or cassettes.
     """
 
     def __init__(
@@ -536,8 +542,12 @@ class OpenAIModel:
         timeout_s: float = 60.0,
         attempts: int = 3,
         response_format: str = "auto",
+        prefill: str = "user",
     ) -> None:
+        if prefill not in ("user", "assistant"):
+            raise ModelSetupError(f"forme de début imposé inconnue « {prefill} »")
         openai = _import("openai", "remote")
+        self._prefill = prefill
         self._openai = openai
         self.model = model
         self.model_id = f"openai:{model}"
@@ -574,8 +584,20 @@ class OpenAIModel:
             kwargs["response_format"] = fmt
         if request.stop:
             kwargs["stop"] = list(request.stop)
-            if request.prefill:  # servers that continue a final assistant message
+            if request.prefill and self._prefill == "assistant":
+                # servers that continue a final assistant message (vLLM's continue_final_message)
                 kwargs["messages"].append({"role": "assistant", "content": request.prefill})
+            elif request.prefill:
+                start = request.prefill.rsplit("\n", 1)[-1]
+                ask = _continuation_prompt(start)
+                # room for a restated start, which the server counts in its tokens
+                kwargs["max_tokens"] = request.max_tokens + len(start) // 3
+                messages = kwargs["messages"]
+                if messages and messages[-1]["role"] == "user":
+                    last = messages[-1]["content"]
+                    messages[-1] = {"role": "user", "content": f"{last}\n\n{ask}"}
+                else:
+                    messages.append({"role": "user", "content": ask})
         try:
             return self._client.chat.completions.create(**kwargs)
         except self._openai.InternalServerError:
@@ -612,14 +634,56 @@ class OpenAIModel:
         usage = getattr(out, "usage", None)
         text = out.choices[0].message.content or ""
         if request.stop and request.prefill and not text.startswith(request.prefill):
-            text = request.prefill + text
+            text = request.prefill + _after(request.prefill.rsplit("\n", 1)[-1], text)
         return ChatResponse(
             text,
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
             time.perf_counter() - start,
             self.model_id,
+            # a restated start counts in the server's tokens: only its word says « cut »
+            truncated=out.choices[0].finish_reason == "length",
         )
+
+
+def _continuation_prompt(start: str) -> str:
+    """The request to continue ``start`` (``prompts/continuation.j2``)."""
+    import jinja2
+
+    from policies.llm import PROMPTS
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(PROMPTS)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    return env.get_template("continuation.j2").render(
+        start=start, last_words=" ".join(start.split()[-2:])
+    )
+
+
+def _after(start: str, answer: str) -> str:
+    """``answer`` less what it restates of ``start``: all of it, or its last words.
+
+    Chat models asked to continue « …, ce qui » often begin with « ce qui rend… »,
+    with the whole sentence, or with the sentence in other words (its numbers
+    filled in); what follows its last two words is the continuation. Whatever
+    is left still goes through the narrator's checker.
+    """
+    text = answer.lstrip().lstrip("«\"'…-–—. ").lstrip()
+    if text.startswith(start):
+        return text[len(start) :]
+    words = start.split()
+    for i in range(len(words)):
+        tail = " ".join(words[i:])
+        if len(tail) >= 5 and text.lower().startswith(tail.lower()):
+            return text[len(tail) :]
+    # the sentence restated in other words (numbers filled in…): what follows its end
+    hinge = " ".join(words[-2:])
+    at = text.lower().find(hinge.lower() + " ") if len(hinge) >= 5 else -1
+    if at >= 0:
+        return " " + text[at + len(hinge) :].lstrip()
+    return " " + text
 
 
 def open_model(spec: str, *, seed: int = 0, threads: int | None = None) -> Any:

@@ -460,6 +460,8 @@ class Checker:
                 if target.ambiguous or not target.sides:
                     return f"« {m.group()} » vise un sujet ambigu"
                 side = ", ".join(sorted(target.sides))
+                if fact.kind == "verdict":  # a verdict states who wins; it changes no side
+                    return f"« {m.group()} » {side} : le verdict ne change la force d'aucun camp"
                 if own is not None:  # the carrier's side stronger, the others weaker
                     right = target.sides == {own} if stronger else own not in target.sides
                 else:  # a lever: the sides behind stronger, the favoured one weaker
@@ -644,7 +646,10 @@ def narrate(
             raw = response.text
             end = raw[len(prefill) :] if raw.startswith(prefill) else raw
             end = end.split("\n", 1)[0].rstrip()
-            reason = checker.check(fact, end, truncated=response.tokens_out >= LINE_TOKENS)
+            cut = response.truncated
+            if cut is None:
+                cut = response.tokens_out >= LINE_TOKENS
+            reason = checker.check(fact, end, truncated=cut)
             if reason is None and _words(end) in said:
                 reason = "répétition d'une phrase précédente"
             if reason is None:

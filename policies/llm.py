@@ -105,6 +105,9 @@ class ChatResponse:
     model: str
     #: prompt tokens the provider did not have to read again (KV prefix reuse)
     tokens_reused: int = 0
+    #: the answer was cut by the token budget (None: not reported; then
+    #: ``tokens_out >= max_tokens`` tells it)
+    truncated: bool | None = None
 
 
 class ChatModel(Protocol):

@@ -146,3 +146,29 @@ def test_cli_records_a_session_and_replays_it_identically(tmp_path, monkeypatch,
     assert fights(replayed).replace("replay:", "") == fights(recorded).replace("replay:", "")
     telemetry = replayed.split("=== Télémétrie LLM")[1]
     assert "replis : aucun" in telemetry
+
+
+@pytest.mark.parametrize(
+    ("answer", "end"),
+    [
+        (" rend la séance courte", " rend la séance courte"),  # a plain continuation
+        ("rend la séance courte", " rend la séance courte"),
+        ("ce qui rend la séance courte", " rend la séance courte"),  # the hinge restated
+        ("… rend la séance courte", " rend la séance courte"),  # the prompt's ellipsis
+        (
+            "Les nuls sont rares : {nuls_taux} des combats, ce qui rend la séance courte",
+            " rend la séance courte",
+        ),  # the whole sentence restated
+        (
+            "Les nuls sont rares : 3% des combats (2), ce qui rend la séance courte",
+            " rend la séance courte",
+        ),  # restated in other words, a number filled in: the checker never sees it
+    ],
+)
+def test_a_chat_answer_is_taken_as_the_continuation_of_the_forced_start(answer, end):
+    from harness.models import _after, _continuation_prompt
+
+    start = "Les nuls sont rares : {nuls_taux} des combats, ce qui"
+    assert _after(start, answer) == end
+    ask = _continuation_prompt(start)
+    assert f"« {start} »" in ask and "juste après « ce qui »" in ask

@@ -73,6 +73,9 @@ def fact(report, fact_id):
         (" ".join(["mot"] * 17), "trop longue"),
         ("Les faits, dans l'ordre des lignes :", "ne continue pas"),
         ("laisse peu de marge aux deux camps", None),  # two sides: « les deux camps » is true
+        # the verdict says who wins: it makes no side stronger or weaker
+        ("réduit l'avance de players", "le verdict ne change"),
+        ("renforce nettement monsters", "le verdict ne change"),
         # « les autres camps »: the sides but the favoured one, here monsters
         ("rend les combats difficiles pour les autres camps", None),
         ("rend la partie facile pour les autres camps", "contraire au verdict"),
