@@ -648,18 +648,10 @@ class OpenAIModel:
 
 def _continuation_prompt(start: str) -> str:
     """The request to continue ``start`` (``prompts/continuation.j2``)."""
-    import jinja2
+    from policies.llm import prompt_environment
 
-    from policies.llm import PROMPTS
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS)),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-    return env.get_template("continuation.j2").render(
-        start=start, last_words=" ".join(start.split()[-2:])
-    )
+    template = prompt_environment().get_template("continuation.j2")
+    return template.render(start=start, last_words=" ".join(start.split()[-2:])).removesuffix("\n")
 
 
 def _after(start: str, answer: str) -> str:

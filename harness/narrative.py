@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.analysis import BALANCED, Analysis, Fact, analyse, fill
-from policies.llm import PROMPTS, ChatMessage, ChatModel, ChatRequest, ModelError
+from policies.llm import ChatMessage, ChatModel, ChatRequest, ModelError, prompt_environment
 
 #: most tokens the model may write to end one line
 LINE_TOKENS = 48
@@ -572,14 +572,7 @@ def template_narrative(analysis: Analysis) -> list[str]:
 
 def messages(report: dict[str, Any], analysis: Analysis) -> tuple[ChatMessage, ...]:
     """The narrator's prompt (``prompts/narrative/``): static rules first, then the facts."""
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    env = prompt_environment()
     system = env.get_template("narrative/system.j2").render()
     user = env.get_template("narrative/facts.j2").render(
         map=report["map"],

@@ -181,7 +181,8 @@ class Telemetry:
         }
 
 
-def _environment() -> jinja2.Environment:
+def prompt_environment() -> jinja2.Environment:
+    """The Jinja2 environment of every prompt template (``prompts/``)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(PROMPTS)),
         undefined=jinja2.StrictUndefined,
@@ -270,7 +271,7 @@ class LLMPolicy:
         self.telemetry = Telemetry()
         self._fallback = HeuristicPolicy()
         self._cache: dict[str, tuple[str, str | None]] = {}
-        self._env = _environment()
+        self._env = prompt_environment()
         self._system: str | None = None
         self._fight: object = None
         self._fight_fallbacks = 0

@@ -41,11 +41,10 @@ import re
 import unicodedata
 from typing import Any
 
-import jinja2
 from pydantic import ValidationError
 
 from engine.errors import Pf1eSimError
-from policies.llm import PROMPTS, ChatMessage, ChatModel, ChatRequest
+from policies.llm import ChatMessage, ChatModel, ChatRequest, prompt_environment
 from policies.strategy import StrategySpec, Tactics
 
 #: tokens of one answer (the full object is about 110 tokens)
@@ -108,15 +107,6 @@ def _written(name: str, plain_text: str) -> bool:
     return bool(plain) and (plain in plain_text or plain.removesuffix("s") in plain_text)
 
 
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-
-
 #: the answer's first field: the model's verdict that the text is about fighting
 VERDICT = "is_combat_strategy"
 
@@ -143,7 +133,7 @@ def compile_schema() -> dict[str, Any]:
 
 
 def messages(text: str) -> tuple[ChatMessage, ...]:
-    env = _env()
+    env = prompt_environment()
     system = env.get_template("strategy/system.j2").render()
     user = env.get_template("strategy/text.j2").render(text=text.strip())
     return (ChatMessage("system", system), ChatMessage("user", user))
