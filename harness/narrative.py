@@ -463,15 +463,11 @@ class Checker:
                 if fact.kind == "verdict":  # a verdict states who wins; it changes no side
                     return f"« {m.group()} » {side} : le verdict ne change la force d'aucun camp"
                 if own is not None:  # the carrier's side stronger, the others weaker
-                    right = target.sides == {own} if stronger else own not in target.sides
-                else:  # a lever: the sides behind stronger, the favoured one weaker
-                    right = (
-                        a.favoured not in target.sides if stronger else target.sides == {a.favoured}
-                    )
-                if own is not None:
-                    if not right:
+                    if not (target.sides == {own} if stronger else own not in target.sides):
                         return f"« {m.group()} » {side} : contraire au camp de {fact.subjects[0]}"
-                elif a.favoured is None or not right:
+                elif a.favoured is None or not (  # a lever: behind stronger, favoured weaker
+                    a.favoured not in target.sides if stronger else target.sides == {a.favoured}
+                ):
                     return f"« {m.group()} » {side} : levier dans le mauvais sens"
         return None
 
