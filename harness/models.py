@@ -692,6 +692,9 @@ def open_model(spec: str, *, seed: int = 0, threads: int | None = None) -> Any:
             raise ModelSetupError(
                 f"modèle embarqué inconnu « {name} » (choix : {', '.join(EMBEDDED)})"
             )
+        # the binding first: on a fresh install both it and the weights are
+        # missing, and installing the llm extra is the first step to say
+        _import("llama_cpp", "llm")
         path = assemble(EMBEDDED[name])
         return LlamaCppModel(path, f"local:{name}", seed=seed, threads=threads)
     if kind == "gguf" and arg:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.models import EMBEDDED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,8 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_quick_start_block_matches_the_real_output(capsys, monkeypatch):
     """On a fresh install (no LLM extra) the quick start prints exactly the README's block."""
     monkeypatch.chdir(ROOT)
-    # what a fresh `uv sync` lacks: the llama.cpp binding (a None entry makes the import fail)
+    # what a fresh `uv sync` lacks: the llama.cpp binding and the weights' packages
+    # (a None entry makes the import fail); the cache is empty (tests/conftest.py)
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    for model in EMBEDDED.values():
+        for i in range(1, model.parts + 1):
+            monkeypatch.setitem(sys.modules, f"{model.package_prefix}{i}", None)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = re.findall(r"```sh\n(uv run [^\n]+)\n```", readme)
     assert commands[:2][1] == "uv run pytest"
