@@ -176,12 +176,15 @@ class SideRow(_M):
     wins: int
     rate: float
     band_3sigma: list[float]
+    #: Wilson score interval at z = 3 (absent from older reports)
+    wilson_3sigma: list[float] | None = None
 
 
 class DrawRow(_M):
     count: int
     rate: float
     band_3sigma: list[float]
+    wilson_3sigma: list[float] | None = None
     #: fights stopped by the round cap
     round_cap: int
     #: fights where the last combatants of every side fell in the same turn
@@ -216,6 +219,9 @@ class CombatantRow(_M):
     #: reports written before the counter existed)
     melee_total: int | None = None
     melee_mean: float | None = None
+    #: sum over fights of the damage it dealt squared (its variance; absent
+    #: from older reports)
+    damage_dealt_squares: int | None = None
 
 
 class ReportModel(_M):
