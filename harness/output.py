@@ -196,26 +196,33 @@ def check_output(path: str | os.PathLike[str]) -> None:
         folder or cannot be written in, or the file exists and cannot be written.
     """
     source = os.fspath(path)
+    try:
+        why = _why_not_writable(Path(path))
+    except OSError as err:  # a name too long, a loop of links…
+        why = os_error_fr(err)
+    if why is not None:
+        raise DataError(f"écriture impossible : {why}", source=source)
 
-    def fail(why: str) -> DataError:
-        return DataError(f"écriture impossible : {why}", source=source)
 
-    target = _through_links(Path(path))
+def _why_not_writable(path: Path) -> str | None:
+    """Why :func:`write_atomic` could not write ``path`` (French), or None."""
+    target = _through_links(path)
     if target.is_dir():
-        raise fail(os_error_fr(IsADirectoryError(errno.EISDIR, "")))
+        return os_error_fr(IsADirectoryError(errno.EISDIR, ""))
     folder = target.parent
     if not folder.exists():
-        raise fail(f"le dossier « {folder} » n'existe pas")
+        return f"le dossier « {folder} » n'existe pas"
     if not folder.is_dir():
-        raise fail(f"« {folder} » n'est pas un dossier")
+        return f"« {folder} » n'est pas un dossier"
     if not os.access(folder, os.W_OK | os.X_OK):
         code = errno.EACCES
         with suppress(OSError, AttributeError):
             if os.statvfs(folder).f_flag & os.ST_RDONLY:
                 code = errno.EROFS
-        raise fail(f"{os_error_fr(OSError(code, ''))} (dossier « {folder} »)")
+        return f"{os_error_fr(OSError(code, ''))} (dossier « {folder} »)"
     if target.exists() and not os.access(target, os.W_OK):
-        raise fail(os_error_fr(PermissionError(errno.EACCES, "")))
+        return os_error_fr(PermissionError(errno.EACCES, ""))
     with suppress(OSError, ValueError, AttributeError):
         if len(os.fsencode(target.name)) > os.pathconf(folder, "PC_NAME_MAX"):
-            raise fail(os_error_fr(OSError(errno.ENAMETOOLONG, "")))
+            return os_error_fr(OSError(errno.ENAMETOOLONG, ""))
+    return None
