@@ -68,9 +68,21 @@ class _Sink:
         return len(data)
 
 
-def _through_links(path: Path) -> Path:
-    """The file a write to ``path`` lands in: a symbolic link is followed."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+def _target(path: Path) -> tuple[Path, os.stat_result | None]:
+    """The path to replace for ``path``, and what is there now (None: nothing).
+
+    A symbolic link to a file (or to nothing yet) is followed, so that its
+    target is replaced and the link stays. Anything that is not a regular file
+    is returned as given: a link such as ``/dev/stdout`` is written through in
+    place.
+    """
+    try:
+        existing: os.stat_result | None = os.stat(path)  # follows links
+    except (FileNotFoundError, NotADirectoryError):
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        return path, existing
+    return (Path(os.path.realpath(path)) if path.is_symlink() else path), existing
 
 
 def _temp_name(folder: Path, name: str) -> Path:
@@ -120,11 +132,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[_Sink]:
     :raises OSError: the file cannot be written (see :func:`write_atomic` for a
         French error).
     """
-    target = _through_links(Path(path))
-    try:
-        existing: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        existing = None
+    target, existing = _target(Path(path))
     if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if existing is not None and not stat.S_ISREG(existing.st_mode):
@@ -206,9 +214,11 @@ def check_output(path: str | os.PathLike[str]) -> None:
 
 def _why_not_writable(path: Path) -> str | None:
     """Why :func:`write_atomic` could not write ``path`` (French), or None."""
-    target = _through_links(path)
-    if target.is_dir():
+    target, existing = _target(path)
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
         return os_error_fr(IsADirectoryError(errno.EISDIR, ""))
+    if existing is not None and not stat.S_ISREG(existing.st_mode):  # written in place
+        return None if os.access(target, os.W_OK) else os_error_fr(OSError(errno.EACCES, ""))
     folder = target.parent
     if not folder.exists():
         return f"le dossier « {folder} » n'existe pas"
@@ -220,7 +230,7 @@ def _why_not_writable(path: Path) -> str | None:
             if os.statvfs(folder).f_flag & os.ST_RDONLY:
                 code = errno.EROFS
         return f"{os_error_fr(OSError(code, ''))} (dossier « {folder} »)"
-    if target.exists() and not os.access(target, os.W_OK):
+    if existing is not None and not os.access(target, os.W_OK):
         return os_error_fr(PermissionError(errno.EACCES, ""))
     with suppress(OSError, ValueError, AttributeError):
         if len(os.fsencode(target.name)) > os.pathconf(folder, "PC_NAME_MAX"):

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import stat
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -170,6 +171,36 @@ def test_a_pipe_is_written_in_place_not_replaced(tmp_path):
     reader.join(timeout=10)
     assert got == [b"dans le tube"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_a_link_to_a_pipe_is_written_through_in_place(tmp_path):
+    """As ``--json /dev/stdout`` does when the output is piped: neither is replaced."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "out"
+    link.symlink_to(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    check_output(link)
+    write_atomic(link, "par le lien")
+    reader.join(timeout=10)
+    assert got == [b"par le lien"]
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_json_to_dev_stdout_when_piped():
+    if not Path("/dev/stdout").exists():
+        pytest.skip("no /dev/stdout")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *QUICK, "--json", "/dev/stdout"],
+        check=False, capture_output=True, text=True, encoding="utf-8", timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report, _, data = proc.stdout.partition("{\n")
+    assert report.startswith("=== Rapport d'équilibrage ===")
+    assert json.loads("{\n" + data)["schema"] == "pf1e-sim/report@1"
 
 
 def test_a_long_name_still_gets_a_temporary_file(tmp_path):
