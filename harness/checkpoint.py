@@ -9,9 +9,10 @@ A checkpoint is a small JSON file (``pf1e-sim/checkpoint@1``)::
 ``key`` names a finished part (a sweep cell: variant and strategy indices; an
 experiment chunk: its first and last run + 1) and ``counts`` are its integer
 sums, so loading them gives exactly what replaying them would. The file is
-rewritten whole after each finished part, atomically (a temporary file in the
-same folder, then :func:`os.replace`): a run killed at any moment leaves either
-the previous checkpoint or the new one, never half a file.
+rewritten whole after each finished part, atomically
+(:func:`harness.output.write_atomic`: a temporary file of a unique name in the
+same folder, synced, then :func:`os.replace`): a run killed at any moment leaves
+either the previous checkpoint or the new one, never half a file.
 
 The fingerprint hashes the *content* of every input file (encounter, map,
 creatures, scripts and strategies — not their paths), the parameters that
@@ -24,13 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from engine.errors import DataError, os_error_fr
+from harness.output import write_atomic
 
 CHECKPOINT_SCHEMA = "pf1e-sim/checkpoint@1"
 
@@ -140,12 +141,4 @@ class Checkpoint:
             "fingerprint": self.fingerprint,
             "done": [self.done[k] for k in sorted(self.done)],
         }
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            with tmp.open("w", encoding="utf-8") as f:
-                f.write(json.dumps(body, ensure_ascii=False, indent=1) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except OSError as err:
-            raise self._fail(f"écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(self.path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")

@@ -27,6 +27,7 @@ from engine.runner import combatant_infos, play_fight
 from engine.stats import build_report
 from harness.encounter_file import load_encounter_file
 from harness.models import RecordingModel
+from harness.output import check_output, write_atomic
 from harness.parallel import PolicySet, policy_source, simulate
 from harness.report import render_report, render_transcript
 from policies.llm import ChatModel
@@ -359,6 +360,8 @@ def simulate_cmd(
         policy_set = PolicySet(specs, model, wrap)
     elif uses_llm and workers <= 1:
         policy_set = PolicySet(specs, model)
+    _check_outputs(json_path, html_path, record)  # a bad path must not cost the fights
+    narrator = _narrator_up_front(narrator_model) if narrate else None
     with _Progress(runs) as bar:
         outcome = simulate(
             encounter,
@@ -408,21 +411,13 @@ def simulate_cmd(
     # The report is printed first: a file that cannot be written never costs the results.
     sys.stdout.write("\n".join(out))
     sys.stdout.flush()
-    story = _narrate(report, narrator_model) if narrate else None
+    story = _narrate(report, narrator_model, narrator) if narrate else None
     if html_path is not None:
         _write_html(html_path, report, story)
     if json_path is not None:
-        try:
-            Path(json_path).write_text(
-                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        except OSError as err:
-            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(json_path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     for rec in recorders:
-        try:
-            rec.save()
-        except OSError as err:
-            raise UserError(f"{record} : écriture impossible : {os_error_fr(err)}") from None
+        rec.save()
 
 
 @dataclass(frozen=True, slots=True)
@@ -709,6 +704,7 @@ def report_cmd(
     from harness.reporter import load_report
 
     report = load_report(path)
+    _check_outputs(html_path)
     sys.stdout.write(render_report(report))
     sys.stdout.flush()
     story = None if no_narrative else _narrate(report, narrator_model)
@@ -716,25 +712,47 @@ def report_cmd(
         _write_html(html_path, report, story)
 
 
-def _narrate(report: dict[str, Any], spec: str) -> Any:
-    """Print the « Analyse » section; returns the narrative (for the HTML report)."""
+def _narrate(
+    report: dict[str, Any], spec: str, opened: tuple[ChatModel | None, str | None] | None = None
+) -> Any:
+    """Print the « Analyse » section; returns the narrative (for the HTML report).
+
+    ``opened``: the narrator already opened by :func:`_narrator_up_front`, if it was.
+    """
     from harness.narrative import narrate, render_narrative
     from harness.reporter import open_narrator
 
-    model, unavailable = open_narrator(spec)
+    model, unavailable = opened if opened is not None else open_narrator(spec)
     story = narrate(report, model, unavailable=unavailable)
     sys.stdout.write("\n" + render_narrative(story))
     sys.stdout.flush()
     return story
 
 
+def _narrator_up_front(spec: str) -> tuple[ChatModel | None, str | None] | None:
+    """The narrator of a ``replay:`` string, opened before the fights.
+
+    A missing or unreadable cassette is the user's mistake and must not cost the
+    fights. Any other model is opened after them, as before: it is loaded only
+    once the fights no longer need the memory, and its absence is not an error
+    (the template narrative says why).
+    """
+    from harness.reporter import check_model_spec, open_narrator
+
+    return open_narrator(spec) if check_model_spec(spec) == "replay" else None
+
+
+def _check_outputs(*paths: str | None) -> None:
+    """Refuse, before any work, an output path that could not be written."""
+    for path in paths:
+        if path is not None:
+            check_output(path)
+
+
 def _write_html(path: str, report: dict[str, Any], story: Any) -> None:
     from harness.html import render_html
 
-    try:
-        Path(path).write_text(render_html(report, story), encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+    write_atomic(path, render_html(report, story))
 
 
 class FrenchFloat(click.ParamType):
@@ -759,10 +777,7 @@ class FrenchFloat(click.ParamType):
 
 
 def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+    write_atomic(path, text)
 
 
 def _input_files(encounter_path: str, specs: list[PolicySpec]) -> list[str]:
@@ -945,6 +960,7 @@ def experiment_cmd(
     seed = seed if seed is not None else setup.seed
     round_cap = round_cap if round_cap is not None else setup.round_cap
     monsters_die = simple_monster_death or setup.simple_monster_death
+    _check_outputs(json_path)  # a bad path must not cost the fights
     book = None
     if checkpoint is not None:
         specs = [*setup.policies, *(a.policy for a in arms)]
@@ -991,12 +1007,7 @@ def experiment_cmd(
     sys.stdout.write(render_experiment(data, title))
     sys.stdout.flush()
     if json_path is not None:
-        try:
-            Path(json_path).write_text(
-                json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        except OSError as err:
-            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 @app.command(
@@ -1112,6 +1123,7 @@ def sweep_cmd(
     monsters_die = simple_monster_death or setup.simple_monster_death
     specs = [*setup.policies, *(s.policy for s in strategies)]
     uses_llm = any(s.kind == "llm" for s in specs)
+    _check_outputs(csv_path, json_path, heatmap_path, html_path)  # before the fights
     book = None
     if checkpoint is not None:
         params = {
@@ -1214,13 +1226,11 @@ def strategy_compile_cmd(
 
     if base_url is not None:
         os.environ["OPENAI_BASE_URL"] = base_url
+    check_output(output)  # before the model call, which may be long
     spec, cached = compile_cached(text, model)
     body = dump_strategy(spec)
     header = f"# Compilé par {model} depuis : {' '.join(text.split())}\n"
-    try:
-        Path(output).write_text(header + body, encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{output} : écriture impossible : {os_error_fr(err)}") from None
+    write_atomic(output, header + body)
     sys.stdout.write(describe_strategy(spec))
     origin = "cache" if cached else model
     sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")

