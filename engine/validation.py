@@ -212,9 +212,14 @@ def _size_fr(limit: int) -> str:
 def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """The content of ``path``, at most ``limit`` bytes (read as such: ``/dev/zero`` ends).
 
-    :raises DataError: unreadable file (French reason), or a file larger than ``limit``.
+    :raises DataError: unreadable file (French reason), a file larger than ``limit``,
+        or a name that is not UTF-8 (lone surrogates).
     """
     source = printable(str(path))
+    if source != str(path):
+        # bytes that are not UTF-8 in the name: it would end up in reports (--json) and
+        # messages that cannot be written as UTF-8
+        raise DataError("nom de fichier non encodé en UTF-8 : renommez le fichier", source=source)
     try:
         with Path(path).open("rb") as f:
             data = f.read(limit + 1)
