@@ -25,6 +25,11 @@ def load_report(path: str) -> dict[str, Any]:
         :class:`engine.schemas.ReportModel`).
     """
     text, source = read_text(path)
+    return parse_report(text, source)
+
+
+def parse_report(text: str, source: str | None = None) -> dict[str, Any]:
+    """The report object in the JSON ``text`` (see :func:`load_report`)."""
     data = load_json(text, source)
     if not isinstance(data, dict) or data.get("schema") != "pf1e-sim/report@1":  # pyright: ignore[reportUnknownMemberType]
         raise DataError(
