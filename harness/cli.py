@@ -25,6 +25,7 @@ from engine.errors import Pf1eSimError, os_error_fr
 from engine.maps import GameMap, load_map
 from engine.runner import combatant_infos, play_fight
 from engine.stats import build_report
+from engine.validation import printable
 from harness.encounter_file import load_encounter_file
 from harness.models import RecordingModel
 from harness.output import check_output, write_atomic
@@ -1321,10 +1322,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return int(done.exit_code or 0)
     except click.ClickException as err:
-        sys.stderr.write(f"{PROG}: erreur : {_french_usage(err)}\n")
+        sys.stderr.write(printable(f"{PROG}: erreur : {_french_usage(err)}\n"))
         return 2
     except (Pf1eSimError, UserError) as err:
-        sys.stderr.write(f"{PROG}: erreur : {err}\n")
+        sys.stderr.write(printable(f"{PROG}: erreur : {err}\n"))
         return 2
     except click.exceptions.Abort:
         sys.stderr.write(f"{PROG}: interrompu\n")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DataError
+from engine.validation import read_text
 from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
 from harness.output import write_atomic
 from policies.strategy import StrategySpec, dump_strategy, parse_strategy
@@ -43,7 +44,7 @@ def compile_cached(
     path = cache_dir() / "strategies" / f"{key}.yaml"
     if path.is_file():
         try:
-            return parse_strategy(path.read_text(encoding="utf-8"), str(path)), True
+            return parse_strategy(*read_text(path)), True
         except Exception:
             pass
     chat: Any = open_model(model)
