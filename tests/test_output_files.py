@@ -259,13 +259,14 @@ def test_checkpoint_save_is_atomic_and_spares_a_users_tmp_file(tmp_path, monkeyp
 
     path = tmp_path / "ck.json"
     mine = existing(tmp_path, "ck.json.tmp", b"not yours")  # the old fixed temporary name
-    Checkpoint(path, "sweep", "f").add((0, 0), {"counts": {"runs": 1}})
+    cell = {"counts": {"runs": 1, "wins": 1, "draws": 0, "rounds": 3}}
+    Checkpoint(path, "sweep", "f").add((0, 0), cell)
     before = path.read_bytes()
     assert mine.read_bytes() == b"not yours"
     book = Checkpoint(path, "sweep", "f")
     fail_write_midway(monkeypatch)
     with pytest.raises(DataError, match=f"ck.json : écriture impossible : {FULL}"):
-        book.add((0, 1), {"counts": {"runs": 1}})
+        book.add((0, 1), cell)
     monkeypatch.undo()
     assert path.read_bytes() == before and mine.read_bytes() == b"not yours"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.json", "ck.json.tmp"]
