@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import Pf1eSimError
-from policies.answers import clean_text
+from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
 CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
@@ -470,8 +470,18 @@ class ReplayModel:
             ) from None
         if not isinstance(data, dict) or data.get("schema") != CASSETTE_SCHEMA:
             raise ModelSetupError(f"{path} : ce n'est pas une cassette {CASSETTE_SCHEMA}")
-        self.model_id = _cassette_label(path, data, "model", required=True)
-        self.command = _cassette_label(path, data, "record_command", required=False)
+        model_id = data.get("model")
+        if not isinstance(model_id, str) or not model_id or not model_id.isprintable():
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « model » : texte d'une ligne attendu"
+            )
+        self.model_id: str = model_id
+        command = data.get("record_command", "")
+        if not isinstance(command, str):
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « record_command » : texte attendu"
+            )
+        self.command = clean_text(command)  # shown in the error of a missing request
         interactions = data.get("interactions")
         if not isinstance(interactions, dict):
             raise ModelSetupError(
@@ -490,16 +500,6 @@ class ReplayModel:
                 f"{self.path} : requête absente de la cassette (modèle {self.model_id}){hint}"
             )
         return hit
-
-
-def _cassette_label(path: Path, data: dict[str, Any], name: str, *, required: bool) -> str:
-    """A cassette's ``model`` or ``record_command``: a line of printable text (shown in errors)."""
-    value = data.get(name, None if required else "")
-    if not isinstance(value, str) or (required and not value) or not value.isprintable():
-        raise ModelSetupError(
-            f"{path} : cassette invalide, champ « {name} » : texte d'une ligne attendu"
-        )
-    return value
 
 
 def _cassette_answer(path: Path, key: object, hit: object, model_id: str) -> ChatResponse:
@@ -530,7 +530,8 @@ class RecordingModel:
         self._interactions: dict[str, dict[str, Any]] = {}
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        response: ChatResponse = self.inner.complete(request)
+        # what the callers will read, so that the cassette can always be written and replayed
+        response = complete_checked(self.inner, request)
         self._interactions[request.key(self.model_id)] = {
             "text": response.text,
             "tokens_in": response.tokens_in,

@@ -18,7 +18,8 @@ validation error in the prompt; then the heuristic decides that turn and the
 fallback is counted with its reason. After ``breaker_threshold`` fallbacks in
 one fight the circuit breaker opens: the heuristic plays the rest of that fight
 without calling the model. Nothing a model says can crash a fight or make an
-illegal action reach the engine.
+illegal action reach the engine: every answer goes through
+:mod:`policies.answers` (checked response, bounded JSON, cleaned rationale).
 
 Identical requests (same model, messages and schema) are answered from a
 decision cache without calling the model again.
