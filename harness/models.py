@@ -31,6 +31,7 @@ from typing import Any
 
 from engine.errors import DataError, Pf1eSimError, os_error_fr
 from harness.output import atomic_file, reserve_temp, write_atomic
+from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
 CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
@@ -470,13 +471,37 @@ class ReplayModel:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError:
             raise ModelSetupError(f"{path} : cassette introuvable") from None
+        except UnicodeDecodeError:
+            raise ModelSetupError(f"{path} : cassette illisible (pas du texte UTF-8)") from None
         except json.JSONDecodeError:
             raise ModelSetupError(f"{path} : cassette illisible (JSON invalide)") from None
-        if data.get("schema") != CASSETTE_SCHEMA:
+        except (ValueError, RecursionError):  # a number of 4300+ digits, deep nesting
+            raise ModelSetupError(
+                f"{path} : cassette illisible (nombre démesuré ou imbrication trop profonde)"
+            ) from None
+        if not isinstance(data, dict) or data.get("schema") != CASSETTE_SCHEMA:
             raise ModelSetupError(f"{path} : ce n'est pas une cassette {CASSETTE_SCHEMA}")
-        self.model_id = str(data["model"])
-        self._interactions: dict[str, dict[str, Any]] = data["interactions"]
-        self.command: str = data.get("record_command", "")
+        model_id = data.get("model")
+        if not isinstance(model_id, str) or not model_id or not model_id.isprintable():
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « model » : texte d'une ligne attendu"
+            )
+        self.model_id: str = model_id
+        command = data.get("record_command", "")
+        if not isinstance(command, str):
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « record_command » : texte attendu"
+            )
+        self.command = clean_text(command)  # shown in the error of a missing request
+        interactions = data.get("interactions")
+        if not isinstance(interactions, dict):
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « interactions » : objet attendu "
+                "(empreinte de requête → réponse)"
+            )
+        self._interactions: dict[str, ChatResponse] = {}
+        for key, hit in interactions.items():
+            self._interactions[key] = _cassette_answer(path, key, hit, self.model_id)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         hit = self._interactions.get(request.key(self.model_id))
@@ -485,14 +510,24 @@ class ReplayModel:
             raise CassetteMissError(
                 f"{self.path} : requête absente de la cassette (modèle {self.model_id}){hint}"
             )
-        return ChatResponse(
-            hit["text"],
-            hit["tokens_in"],
-            hit["tokens_out"],
-            0.0,
-            self.model_id,
-            hit.get("tokens_reused", 0),
-        )
+        return hit
+
+
+def _cassette_answer(path: Path, key: object, hit: object, model_id: str) -> ChatResponse:
+    """One recorded answer, checked: a text and non-negative integer token counts."""
+    where = f"{path} : cassette invalide, interaction « {clean_text(str(key))[:16]} »"
+    if not isinstance(hit, dict):
+        raise ModelSetupError(f"{where} : objet attendu")
+    text = hit.get("text")
+    if not isinstance(text, str):
+        raise ModelSetupError(f"{where}, champ « text » : texte attendu")
+    counts: list[int] = []
+    for name in ("tokens_in", "tokens_out", "tokens_reused"):
+        value = hit.get(name, 0 if name == "tokens_reused" else None)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ModelSetupError(f"{where}, champ « {name} » : entier positif ou nul attendu")
+        counts.append(value)
+    return ChatResponse(text, counts[0], counts[1], 0.0, model_id, counts[2])
 
 
 class RecordingModel:
@@ -506,7 +541,8 @@ class RecordingModel:
         self._interactions: dict[str, dict[str, Any]] = {}
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        response: ChatResponse = self.inner.complete(request)
+        # what the callers will read, so that the cassette can always be written and replayed
+        response = complete_checked(self.inner, request)
         self._interactions[request.key(self.model_id)] = {
             "text": response.text,
             "tokens_in": response.tokens_in,
@@ -641,19 +677,54 @@ class OpenAIModel:
         except openai.APIError as err:
             status = getattr(err, "status_code", None)
             raise ModelError(f"{type(err).__name__} (HTTP {status})") from None
+        except Exception as err:  # a 200 whose body the client cannot read (not JSON, deep…)
+            raise ModelError(f"réponse illisible du serveur ({type(err).__name__})") from None
+        text, finish = _answer(out)
         usage = getattr(out, "usage", None)
-        text = out.choices[0].message.content or ""
         if request.stop and request.prefill and not text.startswith(request.prefill):
             text = request.prefill + _after(request.prefill.rsplit("\n", 1)[-1], text)
         return ChatResponse(
             text,
-            int(getattr(usage, "prompt_tokens", 0) or 0),
-            int(getattr(usage, "completion_tokens", 0) or 0),
+            _count(getattr(usage, "prompt_tokens", 0)),
+            _count(getattr(usage, "completion_tokens", 0)),
             time.perf_counter() - start,
             self.model_id,
             # a restated start counts in the server's tokens: only its word says « cut »
-            truncated=out.choices[0].finish_reason == "length",
+            truncated=finish == "length",
         )
+
+
+def _answer(out: Any) -> tuple[str, object]:
+    """``(text, finish_reason)`` of a chat completion, whatever the server sent.
+
+    The ``openai`` client builds its objects without validating them: a server
+    that answers 200 with a body of another shape gives a plain string, a list,
+    an empty ``choices``, a missing ``message`` or a content that is not text.
+
+    :raises ModelError: no text to be found.
+    """
+    try:
+        choice = out.choices[0]
+        content = choice.message.content
+        finish = getattr(choice, "finish_reason", None)
+    except (AttributeError, IndexError, KeyError, TypeError):
+        raise ModelError(
+            "réponse du serveur sans texte (champ « choices » vide ou mal formé)"
+        ) from None
+    if content is None:
+        content = ""  # an empty answer, as the server means it (refused by the caller)
+    if not isinstance(content, str):
+        raise ModelError("réponse du serveur dont le contenu n'est pas du texte")
+    return content, finish
+
+
+def _count(value: object) -> int:
+    """A token count the server reported: a whole number, else 0 (counts are telemetry only)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return value
 
 
 def _continuation_prompt(start: str) -> str:
