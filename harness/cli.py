@@ -31,11 +31,19 @@ from harness.models import RecordingModel
 from harness.output import check_output, write_atomic
 from harness.parallel import PolicySet, policy_source, simulate
 from harness.report import render_report, render_transcript
+from policies.answers import clean_text
 from policies.llm import ChatModel
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
+
+
+def _emit(text: str) -> None:
+    """Write what a user reads on stdout, without control characters or terminal
+    escapes (names and texts come from files and models; JSON output is escaped
+    by its encoder and written as is)."""
+    sys.stdout.write(clean_text(text, newlines=True))
 
 
 def _french_rich_help() -> None:
@@ -410,7 +418,7 @@ def simulate_cmd(
         out.append(render_transcript(fight.log))
     out.append(render_report(report))
     # The report is printed first: a file that cannot be written never costs the results.
-    sys.stdout.write("\n".join(out))
+    _emit("\n".join(out))
     sys.stdout.flush()
     story = _narrate(report, narrator_model, narrator) if narrate else None
     if html_path is not None:
@@ -634,7 +642,7 @@ def roll_cmd(
     text = explain_roll(rec, pack, mechanic, request, seed)
     if base is not None and rec.margin is not None:
         text += proportional_lines(pack, base, rec.margin)
-    sys.stdout.write(text)
+    _emit(text)
 
 
 @app.command(
@@ -678,7 +686,7 @@ def audit_dice_cmd(
     else:
         from harness.rolls import render_audit
 
-        sys.stdout.write(render_audit(results, samples, seed))
+        _emit(render_audit(results, samples, seed))
     if not ok:
         raise typer.Exit(1)
 
@@ -706,7 +714,7 @@ def report_cmd(
 
     report = load_report(path)
     _check_outputs(html_path)
-    sys.stdout.write(render_report(report))
+    _emit(render_report(report))
     sys.stdout.flush()
     story = None if no_narrative else _narrate(report, narrator_model)
     if html_path is not None:
@@ -725,7 +733,7 @@ def _narrate(
 
     model, unavailable = opened if opened is not None else open_narrator(spec)
     story = narrate(report, model, unavailable=unavailable)
-    sys.stdout.write("\n" + render_narrative(story))
+    _emit("\n" + render_narrative(story))
     sys.stdout.flush()
     return story
 
@@ -1005,7 +1013,7 @@ def experiment_cmd(
     data = result.to_dict()
     data["encounter_file"] = encounter_path
     title = load_encounter_file(encounter_path).name
-    sys.stdout.write(render_experiment(data, title))
+    _emit(render_experiment(data, title))
     sys.stdout.flush()
     if json_path is not None:
         write_atomic(json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
@@ -1165,7 +1173,7 @@ def sweep_cmd(
         raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path
-    sys.stdout.write(render_sweep(data))
+    _emit(render_sweep(data))
     sys.stdout.flush()
     if csv_path is not None:
         _write(csv_path, sweep_csv(data))
@@ -1230,11 +1238,11 @@ def strategy_compile_cmd(
     check_output(output)  # before the model call, which may be long
     spec, cached = compile_cached(text, model)
     body = dump_strategy(spec)
-    header = f"# Compilé par {model} depuis : {' '.join(text.split())}\n"
+    header = f"# Compilé par {model} depuis : {' '.join(clean_text(text).split())}\n"
     write_atomic(output, header + body)
-    sys.stdout.write(describe_strategy(spec))
+    _emit(describe_strategy(spec))
     origin = "cache" if cached else model
-    sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
+    _emit(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
 
 
 COMMANDS = (

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DataError, Pf1eSimError, os_error_fr
+from engine.validation import load_json, printable, read_text
 from harness.output import atomic_file, reserve_temp, write_atomic
 from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
@@ -467,17 +468,13 @@ class ReplayModel:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError:
-            raise ModelSetupError(f"{path} : cassette introuvable") from None
-        except UnicodeDecodeError:
-            raise ModelSetupError(f"{path} : cassette illisible (pas du texte UTF-8)") from None
-        except json.JSONDecodeError:
-            raise ModelSetupError(f"{path} : cassette illisible (JSON invalide)") from None
-        except (ValueError, RecursionError):  # a number of 4300+ digits, deep nesting
+        if not path.is_file():
+            raise ModelSetupError(f"{printable(str(path))} : cassette introuvable")
+        try:  # the guarded reader of every input file: size, UTF-8, JSON limits
+            data = load_json(*read_text(path))
+        except DataError as err:
             raise ModelSetupError(
-                f"{path} : cassette illisible (nombre démesuré ou imbrication trop profonde)"
+                f"{printable(str(path))} : cassette illisible ({err.message})"
             ) from None
         if not isinstance(data, dict) or data.get("schema") != CASSETTE_SCHEMA:
             raise ModelSetupError(f"{path} : ce n'est pas une cassette {CASSETTE_SCHEMA}")

@@ -489,3 +489,32 @@ def test_a_checkpoint_that_is_not_json_says_so(tmp_path: Path) -> None:
     path.write_text('{"schema": 1, "schema": 2}', encoding="utf-8")
     with pytest.raises(DataError, match=r"point de reprise illisible \(clé 'schema' en double"):
         Checkpoint(path, "sweep", "f")
+
+
+def test_names_with_terminal_escapes_never_reach_the_terminal(tmp_path, capsys):
+    """A map's and a creature's names (free text) holding escapes and bells: the
+    report and the transcript print them without any control character."""
+    import json as _json
+    import unicodedata
+
+    from harness.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    orc = _json.loads((root / "data/monsters/orc.json").read_text(encoding="utf-8"))
+    orc["name"] = "Orc\u001b[31mROUGE\u0007\u009b2J"
+    orc["attacks"][0]["name"] = "hache\u001b]0;titre\u0007"
+    path = tmp_path / "orc.json"
+    path.write_text(_json.dumps(orc), encoding="utf-8")
+    arena = (root / "data/maps/sample_arena.yaml").read_text(encoding="utf-8")
+    assert "Arène d'essai" in arena
+    gmap = tmp_path / "arena.yaml"
+    gmap.write_text(arena.replace("Arène d'essai", "Arène\\e[2J\\a"), encoding="utf-8")
+    argv = [
+        "--map", str(gmap),
+        "--side", "players", str(root / "data/monsters/goblin.json"),
+        "--side", "monsters", str(path), "--runs", "3", "--transcript",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Rapport d'équilibrage" in out
+    assert not [c for c in out if c != "\n" and unicodedata.category(c) == "Cc"]
