@@ -1,9 +1,10 @@
 """Strategies: a :class:`StrategySpec` (YAML a user can edit) played by :class:`StrategyPolicy`.
 
 A strategy says how a side fights: whom to target, whether to focus fire, how to
-engage, where to stand, when to charge, retreat or turtle, and per-combatant
-overrides. It is data, validated once; the policy reads only the Observation and
-decides at engine speed (no LLM at play time). Every field changes what the
+engage, where to stand, when to charge, retreat or turtle, per-combatant and
+per-role overrides, and phases that switch behaviour. It is data, validated
+once; the policy reads only the Observation and decides at engine speed (no
+LLM at play time). Every field changes what the
 policy does; the defaults reproduce the heuristic policy exactly.
 
 .. code-block:: yaml
@@ -19,16 +20,35 @@ policy does; the defaults reproduce the heuristic policy exactly.
     charge: false                        # never charge
     retreat_below_hp_pct: 25             # withdraw below this share of hit points (0: never)
     total_defense_below_hp_pct: 10       # total defense below this share (0: never)
-    roles:                               # per combatant id: only the fields that differ
+    target_roles: [healer, ranged]       # enemy roles first, in order (after focus)
+    same_target_as: Lead                 # an ally (id or creature name): its target
+    prefer_charge: false                 # charge before anything else when possible
+    avoid_provoking: true                # no move or shot that provokes (steps instead)
+    flank: true                          # move or step to a square that flanks the target
+    use_cover: true                      # end on squares with cover from enemy shooters
+    hold_zone: { rows: [0, 4], cols: [0, 6] }   # never end a move outside this rectangle
+    stance: fight                        # fight | total_defense | withdraw (every turn)
+    roles:                               # per combatant id or our own role tag
       goblin: { engagement: melee, keep_distance_ft: 0 }
+      ranged: { keep_distance_ft: 30 }   # every ally tagged ranged (an id's role wins)
+    combatant_roles:                     # role tags by hand (id or creature name)
+      orc-2: [leader]
+    phases:                              # the first whose conditions hold applies
+      - when: { until_contact: true }
+        then: { stance: total_defense }
+      - when: { side_down_pct_at_least: 50 }
+        then: { stance: withdraw }
 
-The turn, for the acting combatant (its role's fields merged over the side's):
+The turn, for the acting combatant (the side's fields, then the roles of its
+role tags, then the role of its id, then the first phase that holds):
 
 1. no active enemy → wait;
-2. hit points below ``retreat_below_hp_pct`` → withdraw when the menu offers it;
-   below ``total_defense_below_hp_pct`` → total defense;
-3. the target: ``focus_fire``'s shared target while it stands, else the first
-   enemy by ``focus`` then ``targets``;
+2. ``stance: total_defense`` → total defense; ``stance: withdraw`` → withdraw
+   when the menu offers it; hit points below ``retreat_below_hp_pct`` → withdraw
+   when the menu offers it; below ``total_defense_below_hp_pct`` → total defense;
+3. the target: the last target of ``same_target_as`` while both stand, else
+   ``focus_fire``'s shared target while it stands, else the first enemy by
+   ``focus``, then ``target_roles``, then ``targets``;
 4. prone or disabled: as the heuristic (stand up / one action);
 5. an enemy closer than ``keep_distance_ft`` → withdraw when offered;
 6. attack in the order of ``engagement`` (``any``: the heuristic's order — melee
@@ -40,6 +60,27 @@ The turn, for the acting combatant (its role's fields merged over the side's):
    melee reach); ``advance`` moves toward the target, except that
    ``avoid_threatened`` readies instead when a plain move (no attack after it)
    would end in a threatened square.
+
+``prefer_charge``, ``avoid_provoking``, ``flank``, ``use_cover`` and
+``hold_zone`` change how step 6 and 7 pick charges and squares (see
+:class:`_Ground`); without them the turn is exactly the code path above, and
+without phases, role-tag roles, ``target_roles`` and ``same_target_as`` the
+policy keeps no per-turn state (the defaults cost what they cost before).
+
+Role tags (:func:`role_tags`), derived from the creature files, deterministic:
+``caster`` (spells, spell slots or a casting ability), ``healer`` (a spell
+named « cure … » or « … heal … », a channel energy or lay on hands feature),
+``ranged`` (its most damaging attack against AC 15 is a ranged one), ``brute``
+(the highest expected melee damage of its side, ties by maximum hit points),
+``leader`` (the highest CR of its side — its level without one — strictly above
+every other member, in a side of two or more); ``combatant_roles`` adds tags by
+hand.
+
+Phase conditions (:class:`Conditions`, all given must hold): ``until_contact``
+(``true``: no combatant of the side has yet been in melee reach of an enemy this
+fight, either way; ``false``: after), ``side_down_pct_at_least``,
+``enemies_down_pct_at_least`` (share of the side, of the enemies, not active),
+``own_hp_pct_below``, ``round_at_least``, ``round_at_most``.
 
 Target criteria (``targets``), each a sort key, lower first: ``nearest``
 (distance), ``weakest`` (fewest hit points), ``most_wounded`` (lowest share of

@@ -447,3 +447,44 @@ def _positions(enc, text, seed):
     result = play_fight(enc, seed, {"west": west, "east": HeuristicPolicy()}, round_cap=6)
     final = [divmod(c.pos, enc.gmap.width) for c in result.combatants if c.id == "brawler"]
     return west.where + final
+
+
+# -- the whole spec ------------------------------------------------------------------
+
+EVERYTHING = """\
+target_roles: [healer, ranged]
+flank: true
+same_target_as: goblin
+roles:
+  ranged: { engagement: ranged, keep_distance_ft: 30, avoid_provoking: true, use_cover: true }
+  goblin-3: { hold_zone: { rows: [0, 9], cols: [0, 9] }, prefer_charge: true }
+combatant_roles: { orc-2: [leader] }
+phases:
+  - when: { side_down_pct_at_least: 50 }
+    then: { stance: withdraw }
+  - when: { until_contact: true }
+    then: { stance: total_defense }
+"""
+
+
+def test_the_new_fields_round_trip_and_replay_bit_identically():
+    from pathlib import Path
+
+    from engine.creatures import load_combatant
+    from engine.maps import load_map
+    from policies.strategy import dump_strategy
+
+    spec = parse_strategy(EVERYTHING)
+    assert parse_strategy(dump_strategy(spec)) == spec
+    root = Path(__file__).resolve().parent.parent
+    gmap = load_map(root / "data/maps/sample_arena.yaml")
+    g = load_combatant(root / "data/monsters/goblin.json")
+    o = load_combatant(root / "data/monsters/orc.json")
+    enc = build_encounter(gmap, [("players", [g, g, g]), ("monsters", [o, o])])
+    for seed in range(1, 6):
+        logs = []
+        for _ in range(2):
+            policy = StrategyPolicy(spec)
+            policies = {"players": policy, "monsters": HeuristicPolicy()}
+            logs.append(play_fight(enc, seed, policies, record=True).log)
+        assert logs[0] == logs[1]
