@@ -886,9 +886,12 @@ class _Ground:
     * ``prefer_charge`` tries the charge first;
     * ``avoid_provoking`` drops every charge or move whose walk leaves a
       threatened square (all of them from a threatened square), steps out of a
-      threatened square before a ranged shot when a step keeps the shot, then
-      attacks in melee whoever it reaches, else steps toward the target;
-      other moves go to the best square whose walk provokes nothing;
+      threatened square before a ranged shot when a step keeps the shot (without
+      such a step, a melee attack on whoever it reaches comes before the shot),
+      then from a threatened square attacks in melee whoever it reaches, else
+      steps toward the target; other moves go to the best square whose walk
+      provokes nothing, and a move without an attack never ends on a threatened
+      square;
     * ``flank`` steps (already in reach) or moves (before a charge) to a square
       from which the attack flanks the target;
     * ``use_cover`` steps before shooting, and ends its moves, on squares with
@@ -992,7 +995,9 @@ class _Ground:
             for enemy in (self.obs.combatant(tid), *ordered):
                 ranged = obs.ranged_weapon_for(enemy.id)
                 if ranged is not None:
-                    return self.shoot(enemy.id, ranged, "tir à outrance")
+                    plan = self.shoot(enemy.id, ranged, "tir à outrance")
+                    if plan is not None:
+                        return plan
         melee = obs.melee_weapon_for(tid)
         if melee is not None:
             if t.flank and not obs.flanking_from(self.here, tid):
@@ -1004,7 +1009,9 @@ class _Ground:
         if mode == "any":
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None:
-                return self.shoot(tid, weapon, "à portée de tir")
+                plan = self.shoot(tid, weapon, "à portée de tir")
+                if plan is not None:
+                    return plan
         if t.flank and not hold and mode != "ranged":
             plan = self.move_attack(tid, "melee", flanking=True)
             if plan is not None:
@@ -1024,7 +1031,9 @@ class _Ground:
             for enemy in ordered:
                 weapon, _ = obs.weapon_for(enemy.id)
                 if weapon is not None:
-                    return self.shoot(enemy.id, weapon, "à portée de tir")
+                    plan = self.shoot(enemy.id, weapon, "à portée de tir")
+                    if plan is not None:
+                        return plan
         if self.threatened_here:  # every move provokes: fight whoever is in reach, or step
             for enemy in ordered:
                 melee = obs.melee_weapon_for(enemy.id)
@@ -1048,9 +1057,10 @@ class _Ground:
             return None
         return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
 
-    def shoot(self, eid: str, weapon: AttackProfile, why: str) -> TurnPlan:
+    def shoot(self, eid: str, weapon: AttackProfile, why: str) -> TurnPlan | None:
         """A full attack on ``eid``, after a 5-foot step out of a threatened square
-        (``avoid_provoking``) or into cover (``use_cover``) that keeps the shot."""
+        (``avoid_provoking``) or into cover (``use_cover``) that keeps the shot;
+        ``None`` for a shot that would provoke while a melee attack reaches an enemy."""
         obs = self.obs
         if not weapon.is_melee and (self.threatened_here or self.t.use_cover):
             avoid = self.t.avoid_provoking
@@ -1071,6 +1081,10 @@ class _Ground:
                         FullAttackAction(target_id=eid, weapon_id=shot.id),
                     )
                     return TurnPlan(actions, f"un pas de placement puis {why}")
+            if self.threatened_here and any(
+                obs.melee_weapon_for(e.id) is not None for e in obs.enemies()
+            ):
+                return None
         return TurnPlan((FullAttackAction(target_id=eid, weapon_id=weapon.id),), why)
 
     def step_to_attack(self, tid: str, *, flanking: bool = False) -> Cell | None:
