@@ -327,6 +327,19 @@ def test_avoid_provoking_steps_out_before_shooting():
     assert (step.kind, shot.kind, shot.weapon_id) == ("5foot_step", "full_attack", "bow")
 
 
+def test_avoid_provoking_fights_in_melee_when_no_step_keeps_the_shot():
+    gmap = make_map(["#######", "#.....#", "#######"], zones=[".......", ".AB....", "......."],
+                    deployment={"west": "A", "east": "B"})  # fmt: skip
+    archer = make_profile(name="Archer", hp_max=40, initiative_mod=20,
+                          attacks=[melee("dagger", dmg="1d2"), ranged("bow", inc=100)])  # fmt: skip
+    foe = make_profile(name="Foe", hp_max=40, attacks=[melee(dmg="1d4")], speed_land_ft=0)
+    enc = build_encounter(gmap, [("west", [archer]), ("east", [foe])])
+    plain = first_action(enc, "engagement: ranged\n", "archer")
+    wary = first_action(enc, "engagement: ranged\navoid_provoking: true\n", "archer")
+    assert (plain.kind, plain.weapon_id) == ("full_attack", "bow")
+    assert (wary.kind, wary.weapon_id) == ("full_attack", "dagger")
+
+
 def first_action_plan(enc, text):
     west = Recorder(strategy(text))
     play_fight(enc, 3, {"west": west, "east": HeuristicPolicy()}, round_cap=1)
