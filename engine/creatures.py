@@ -12,7 +12,6 @@ Everything else is a monster. This matters for ``--simple-monster-death``.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pydantic import Field, field_validator, model_validator
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
 from engine.space import VERY_SMALL, space_of
-from engine.validation import StrictModel, read_text, validate
+from engine.validation import StrictModel, load_json, read_text, validate
 
 Size = Literal[
     "Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"
@@ -509,16 +508,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
 
 def parse_combatant(text: str, source: str | None = None) -> CombatantProfile:
     """Parse and validate combatant JSON text. :raises DataError: on any problem."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(
-            f"JSON invalide (ligne {err.lineno}, colonne {err.colno})", source=source
-        ) from None
-    except RecursionError:
-        raise DataError("JSON trop profondément imbriqué", source=source) from None
-    except ValueError:  # e.g. an integer literal too long to convert
-        raise DataError("JSON invalide (nombre hors limites)", source=source) from None
+    data = load_json(text, source)
     spec = validate(Combatant, data, source)
     return compile_combatant(spec, source)
 

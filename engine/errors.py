@@ -13,6 +13,7 @@ Three families, in the spirit of python-chess (malformed / illegal / ambiguous):
 from __future__ import annotations
 
 import difflib
+import errno
 from collections.abc import Iterable
 
 
@@ -77,12 +78,18 @@ def suggestion(name: str, known: Iterable[str]) -> str:
 
 
 _ERRNO_FR = {
-    2: "fichier introuvable",
-    13: "permission refusée",
-    20: "un élément du chemin n'est pas un répertoire",
-    21: "c'est un répertoire, pas un fichier",
-    36: "nom de fichier trop long",
+    errno.ENOENT: "fichier introuvable",
+    errno.EIO: "erreur d'entrée-sortie (disque ou support défaillant ?)",
+    errno.EACCES: "permission refusée",
+    errno.ENOTDIR: "un élément du chemin n'est pas un répertoire",
+    errno.EISDIR: "c'est un répertoire, pas un fichier",
+    errno.EFBIG: "fichier trop volumineux",
+    errno.ENOSPC: "plus de place sur le disque",
+    errno.EROFS: "système de fichiers en lecture seule",
+    errno.ENAMETOOLONG: "nom de fichier trop long",
 }
+if hasattr(errno, "EDQUOT"):  # not on every system
+    _ERRNO_FR[errno.EDQUOT] = "quota de disque dépassé"
 
 
 def os_error_fr(err: OSError) -> str:

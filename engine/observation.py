@@ -13,20 +13,22 @@ Mutating what a policy got never affects the fight.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionResult
 from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
-from engine.grid import Path, distance_ft
+from engine.grid import Path, distance_ft, neighbours, reachable
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import (
     ChargeResult,
     can_withdraw_from,
     charge_path,
     move_toward,
+    path_to_destination,
     path_toward,
+    step_allowed,
     step_toward,
 )
 from engine.reach import (
@@ -44,6 +46,7 @@ from engine.space import (
     in_band,
     inflate,
     may_share,
+    sized_map,
     top_elevation,
 )
 from engine.state import Aid, Readied
@@ -476,6 +479,91 @@ class Observation:
         end = path.cells[-1] if path.cells else me.cell
         ks, kt = (1, 1) if self._simple else (me.space, tgt.space)
         return weapon_for(self._gmap, end, tgt.cell, me.attacks, ks=ks, kt=kt)[0]
+
+    # -- squares the actor could stand on (read-only, computed on request) -------
+    def move_squares(self) -> dict[Cell, int]:
+        """Every square (the anchor of its space) a move action to a ``destination``
+        can end on, with its cost in squares: reachable around the enemies within
+        the actor's speed, free, not its own square (:func:`path_to` walks there)."""
+        key = ("move_squares", "")
+        hit = self._cache.get(key)
+        if hit is None:
+            me = self.actor
+            occupied, hostile, _ = self.blockers()
+            costs = reachable(
+                sized_map(self._gmap, me.space),
+                me.cell,
+                blocked=hostile,
+                budget=me.speed_effective_ft // 5,
+            )
+            hit = {c: g for c, g in costs.items() if c != me.cell and c not in occupied}
+            self._cache[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def path_to(self, cell: Cell) -> Path | None:
+        """What a move action to the square ``cell`` would walk (the engine's
+        :func:`engine.movement.path_to_destination`), or ``None`` if it cannot."""
+        me = self.actor
+        occupied, hostile, _ = self.blockers()
+        return path_to_destination(
+            self._gmap,
+            me.cell,
+            cell,
+            me.speed_effective_ft // 5,
+            occupied=occupied,
+            hostile=hostile,
+            k=me.space,
+        )
+
+    def step_squares(self) -> tuple[Cell, ...]:
+        """The squares a 5-foot step can reach (:func:`engine.movement.step_allowed`),
+        in row-major order; none for a speed of 5 feet or less."""
+        me = self.actor
+        if me.speed_effective_ft <= 5:
+            return ()
+        occupied = self.blockers()[0]
+        gmap, k = self._gmap, me.space
+        around = sorted(n for n, _diag in neighbours(sized_map(gmap, k))[me.cell])
+        return tuple(n for n in around if step_allowed(gmap, me.cell, n, occupied, k))
+
+    def weapon_from(self, cell: Cell, target_id: str, *, kind: str = "any") -> AttackProfile | None:
+        """First attack of the actor able to hit ``target_id`` were the actor on
+        ``cell`` (``kind``: ``any``, ``melee`` or ``ranged`` attacks only)."""
+        me, tgt = self.actor, self._by_id[target_id]
+        attacks = me.attacks
+        if kind == "ranged":
+            attacks = tuple(a for a in attacks if not a.is_melee)
+        ks, kt = (1, 1) if self._simple else (me.space, tgt.space)
+        return weapon_for(
+            self._gmap, cell, tgt.cell, attacks, melee_only=kind == "melee", ks=ks, kt=kt
+        )[0]
+
+    def flanking_from(self, cell: Cell, target_id: str) -> bool:
+        """Whether a melee attack on ``target_id`` from ``cell`` would flank it."""
+        me, tgt = self.actor, self._by_id[target_id]
+        moved = replace(me, cell=cell)
+        return flanking_ally(self._gmap, moved, tgt.cell, self.combatants, tgt.space) is not None
+
+    def cover_from(self, cell: Cell, enemy_id: str) -> int:
+        """Cover bonus of the actor standing on ``cell`` against the longest-range
+        ranged attack of ``enemy_id`` (0 when it has none)."""
+        me, enemy = self.actor, self._by_id[enemy_id]
+        best = max(
+            (a for a in enemy.attacks if not a.is_melee),
+            key=lambda a: a.max_range_ft,
+            default=None,
+        )
+        if best is None:
+            return 0
+        return body_cover(
+            self._gmap,
+            enemy.cell,
+            enemy.space,
+            cell,
+            me.space,
+            best,
+            creatures=self._occupied(me.id, enemy.id),
+        )
 
     # -- per-pair facts -----------------------------------------------------
     def distance_ft(self, target_id: str) -> int:

@@ -22,7 +22,6 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, field_validator, model_validator
 
 from engine.checks import (
@@ -37,7 +36,6 @@ from engine.checks import (
 from engine.errors import DataError, suggestion
 from engine.validation import StrictModel, load_yaml, read_text, validate
 
-_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 DEFAULT_PACK = "pf1e"
 _NDM = re.compile(r"^([1-9][0-9]?)?d([1-9][0-9]{0,3})$")
@@ -410,8 +408,9 @@ def load_pack(name: str) -> RulesPack:
         raise DataError(f"pack de règles inconnu « {name} »{suggestion(name, known)}"
                         f" (disponibles : {', '.join(known)})")  # fmt: skip
     path = PACK_DIR / f"{name}.yaml"
-    # shipped files: libyaml's loader when present (the engine compiles pf1e at import)
-    data: object = yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER)
+    # shipped files: the same guarded reader (libyaml's parser when present)
+    text, _ = read_text(path)
+    data = load_yaml(text, f"{name}.yaml")
     pack = compile_pack(validate(PackSpec, data, f"{name}.yaml"), f"{name}.yaml")
     if pack.id != name:
         raise DataError(f"le fichier déclare l'identifiant « {pack.id} »", source=f"{name}.yaml")

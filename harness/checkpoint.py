@@ -9,9 +9,10 @@ A checkpoint is a small JSON file (``pf1e-sim/checkpoint@1``)::
 ``key`` names a finished part (a sweep cell: variant and strategy indices; an
 experiment chunk: its first and last run + 1) and ``counts`` are its integer
 sums, so loading them gives exactly what replaying them would. The file is
-rewritten whole after each finished part, atomically (a temporary file in the
-same folder, then :func:`os.replace`): a run killed at any moment leaves either
-the previous checkpoint or the new one, never half a file.
+rewritten whole after each finished part, atomically
+(:func:`harness.output.write_atomic`: a temporary file of a unique name in the
+same folder, synced, then :func:`os.replace`): a run killed at any moment leaves
+either the previous checkpoint or the new one, never half a file.
 
 The fingerprint hashes the *content* of every input file (encounter, map,
 creatures, scripts and strategies — not their paths), the parameters that
@@ -24,13 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from engine.errors import DataError, os_error_fr
+from engine.errors import DataError
+from engine.validation import QUOTE_CHARS, load_json, quote, read_bytes, read_text
+from harness.output import write_atomic
 
 CHECKPOINT_SCHEMA = "pf1e-sim/checkpoint@1"
 
@@ -51,16 +53,75 @@ def fingerprint(kind: str, files: Iterable[str], params: dict[str, Any]) -> str:
     """
     hashes: set[str] = set()
     for name in files:
-        try:
-            hashes.add(hashlib.sha256(Path(name).read_bytes()).hexdigest())
-        except OSError as err:
-            raise DataError(f"lecture impossible : {os_error_fr(err)}", source=name) from None
+        hashes.add(hashlib.sha256(read_bytes(name)).hexdigest())
     blob = json.dumps(
         {"kind": kind, "version": _version(), "files": sorted(hashes), "params": params},
         sort_keys=True,
         ensure_ascii=True,
     )
     return hashlib.sha256(blob.encode("ascii")).hexdigest()
+
+
+def _is_count(value: object) -> bool:
+    """A non-negative integer, and not a boolean (``true`` is no count)."""
+    return type(value) is int and value >= 0
+
+
+def _check_counts(kind: str, key: Key, counts: Any) -> str | None:
+    """What is wrong with the counts of the finished part ``key``, or None.
+
+    Sweep cell (key: variant, strategy): ``runs``, ``wins``, ``draws``, ``rounds``,
+    with ``wins + draws <= runs``. Experiment chunk (key: first run, last run + 1):
+    ``arms``, ``runs == last + 1 - first``, and per arm ``wins``, ``draws``,
+    ``only_arm``, ``only_base`` (runs the arm won and the baseline did not, and the
+    reverse) that fit together: ``wins[k] − only_arm[k] == wins[0] − only_base[k]``,
+    both being the runs the two won.
+    """
+    if not isinstance(counts, dict):
+        return "comptes absents"
+    c = cast(dict[str, Any], counts)
+    if kind == "sweep":
+        if len(key) != 2:
+            return "clé"
+        names = ("runs", "wins", "draws", "rounds")
+        if set(c) != set(names) or not all(_is_count(c[n]) for n in names):
+            return "comptes"
+        return (
+            "plus de victoires et de nuls que de combats"
+            if c["wins"] + c["draws"] > c["runs"]
+            else None
+        )
+    if len(key) != 2 or key[0] >= key[1]:
+        return "clé"
+    names = ("arms", "runs", "wins", "draws", "only_arm", "only_base")
+    if set(c) != set(names) or not _is_count(c["arms"]) or c["arms"] < 1:
+        return "comptes"
+    arms, runs = c["arms"], c["runs"]
+    if runs != key[1] - key[0] or not _is_count(runs):
+        return "nombre de combats"
+    lists: list[list[int]] = []
+    for name in names[2:]:
+        values: Any = c[name]
+        if not (
+            isinstance(values, list)
+            and len(cast(list[Any], values)) == arms
+            and all(_is_count(v) and v <= runs for v in cast(list[Any], values))
+        ):
+            return "comptes"
+        lists.append(cast(list[int], values))
+    wins, draws, only_arm, only_base = lists
+    if any(w + d > runs for w, d in zip(wins, draws, strict=True)):
+        return "plus de victoires et de nuls que de combats"
+    if (
+        only_arm[0]
+        or only_base[0]
+        or any(
+            wins[k] - only_arm[k] != wins[0] - only_base[k] or only_arm[k] > wins[k]
+            for k in range(1, arms)
+        )
+    ):
+        return "victoires appariées incohérentes"
+    return None
 
 
 class Checkpoint:
@@ -97,33 +158,39 @@ class Checkpoint:
 
     def _load(self) -> None:
         assert self.path is not None
+        text, source = read_text(self.path)
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise self._fail(f"lecture impossible : {os_error_fr(err)}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = load_json(text, source)
+        except DataError as err:
             raise self._fail(
-                "point de reprise illisible (pas du JSON) : supprimez-le pour tout rejouer"
+                f"point de reprise illisible ({err.message}) : supprimez-le pour tout rejouer"
             ) from None
-        if not isinstance(data, dict) or data.get("schema") != CHECKPOINT_SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != CHECKPOINT_SCHEMA:  # pyright: ignore[reportUnknownMemberType]
             raise self._fail(f"ce n'est pas un point de reprise {CHECKPOINT_SCHEMA}")
-        if data.get("kind") != self.kind:
-            raise self._fail(
-                f"point de reprise d'une commande « {data.get('kind')} », pas « {self.kind} »"
-            )
-        if data.get("fingerprint") != self.fingerprint:
+        body = cast(dict[str, Any], data)
+        kind: Any = body.get("kind")
+        if kind != self.kind:
+            shown = f"« {kind[:QUOTE_CHARS]} »" if isinstance(kind, str) else quote(kind)
+            raise self._fail(f"point de reprise d'une commande {shown}, pas « {self.kind} »")
+        if body.get("fingerprint") != self.fingerprint:
             raise self._fail(
                 "ce point de reprise a été écrit pour d'autres combats (fichiers, graine, nombre "
                 "de combats ou options différents) : supprimez-le ou donnez un autre chemin"
             )
-        entries: Any = data.get("done")
+        entries: Any = body.get("done")
         if not isinstance(entries, list):
             raise self._fail("point de reprise invalide (« done » n'est pas une liste)")
-        for entry in entries:  # pyright: ignore[reportUnknownVariableType]
+        for entry in cast(list[Any], entries):
             key: Any = entry.get("key") if isinstance(entry, dict) else None  # pyright: ignore[reportUnknownMemberType]
-            if not isinstance(key, list) or not all(isinstance(k, int) for k in key):  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(key, list) or not key or not all(_is_count(k) for k in key):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
                 raise self._fail("point de reprise invalide (clé d'une partie finie)")
-            self.done[tuple(key)] = entry  # pyright: ignore[reportUnknownArgumentType]
+            part: Key = tuple(cast(list[int], key))
+            if part in self.done:
+                raise self._fail(f"point de reprise invalide (partie {list(part)} en double)")
+            problem = _check_counts(self.kind, part, cast(dict[str, Any], entry).get("counts"))
+            if problem:
+                raise self._fail(f"point de reprise invalide ({problem} de la partie {list(part)})")
+            self.done[part] = cast(dict[str, Any], entry)
 
     def add(self, key: Key, entry: dict[str, Any]) -> None:
         """Record a finished part and rewrite the file."""
@@ -140,12 +207,4 @@ class Checkpoint:
             "fingerprint": self.fingerprint,
             "done": [self.done[k] for k in sorted(self.done)],
         }
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            with tmp.open("w", encoding="utf-8") as f:
-                f.write(json.dumps(body, ensure_ascii=False, indent=1) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except OSError as err:
-            raise self._fail(f"écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(self.path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")

@@ -25,15 +25,25 @@ from engine.errors import Pf1eSimError, os_error_fr
 from engine.maps import GameMap, load_map
 from engine.runner import combatant_infos, play_fight
 from engine.stats import build_report
+from engine.validation import printable
 from harness.encounter_file import load_encounter_file
 from harness.models import RecordingModel
+from harness.output import check_output, write_atomic
 from harness.parallel import PolicySet, policy_source, simulate
 from harness.report import render_report, render_transcript
+from policies.answers import clean_text
 from policies.llm import ChatModel
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 SIDE_SEP = "\x1f"
 PROG = "pf1e-sim"
+
+
+def _emit(text: str) -> None:
+    """Write what a user reads on stdout, without control characters or terminal
+    escapes (names and texts come from files and models; JSON output is escaped
+    by its encoder and written as is)."""
+    sys.stdout.write(clean_text(text, newlines=True))
 
 
 def _french_rich_help() -> None:
@@ -359,6 +369,8 @@ def simulate_cmd(
         policy_set = PolicySet(specs, model, wrap)
     elif uses_llm and workers <= 1:
         policy_set = PolicySet(specs, model)
+    _check_outputs(json_path, html_path, record)  # a bad path must not cost the fights
+    narrator = _narrator_up_front(narrator_model) if narrate else None
     with _Progress(runs) as bar:
         outcome = simulate(
             encounter,
@@ -406,23 +418,15 @@ def simulate_cmd(
         out.append(render_transcript(fight.log))
     out.append(render_report(report))
     # The report is printed first: a file that cannot be written never costs the results.
-    sys.stdout.write("\n".join(out))
+    _emit("\n".join(out))
     sys.stdout.flush()
-    story = _narrate(report, narrator_model) if narrate else None
+    story = _narrate(report, narrator_model, narrator) if narrate else None
     if html_path is not None:
         _write_html(html_path, report, story)
     if json_path is not None:
-        try:
-            Path(json_path).write_text(
-                json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        except OSError as err:
-            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(json_path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     for rec in recorders:
-        try:
-            rec.save()
-        except OSError as err:
-            raise UserError(f"{record} : écriture impossible : {os_error_fr(err)}") from None
+        rec.save()
 
 
 @dataclass(frozen=True, slots=True)
@@ -638,7 +642,7 @@ def roll_cmd(
     text = explain_roll(rec, pack, mechanic, request, seed)
     if base is not None and rec.margin is not None:
         text += proportional_lines(pack, base, rec.margin)
-    sys.stdout.write(text)
+    _emit(text)
 
 
 @app.command(
@@ -682,7 +686,7 @@ def audit_dice_cmd(
     else:
         from harness.rolls import render_audit
 
-        sys.stdout.write(render_audit(results, samples, seed))
+        _emit(render_audit(results, samples, seed))
     if not ok:
         raise typer.Exit(1)
 
@@ -709,32 +713,55 @@ def report_cmd(
     from harness.reporter import load_report
 
     report = load_report(path)
-    sys.stdout.write(render_report(report))
+    _check_outputs(html_path)
+    _emit(render_report(report))
     sys.stdout.flush()
     story = None if no_narrative else _narrate(report, narrator_model)
     if html_path is not None:
         _write_html(html_path, report, story)
 
 
-def _narrate(report: dict[str, Any], spec: str) -> Any:
-    """Print the « Analyse » section; returns the narrative (for the HTML report)."""
+def _narrate(
+    report: dict[str, Any], spec: str, opened: tuple[ChatModel | None, str | None] | None = None
+) -> Any:
+    """Print the « Analyse » section; returns the narrative (for the HTML report).
+
+    ``opened``: the narrator already opened by :func:`_narrator_up_front`, if it was.
+    """
     from harness.narrative import narrate, render_narrative
     from harness.reporter import open_narrator
 
-    model, unavailable = open_narrator(spec)
+    model, unavailable = opened if opened is not None else open_narrator(spec)
     story = narrate(report, model, unavailable=unavailable)
-    sys.stdout.write("\n" + render_narrative(story))
+    _emit("\n" + render_narrative(story))
     sys.stdout.flush()
     return story
+
+
+def _narrator_up_front(spec: str) -> tuple[ChatModel | None, str | None] | None:
+    """The narrator of a ``replay:`` string, opened before the fights.
+
+    A missing or unreadable cassette is the user's mistake and must not cost the
+    fights. Any other model is opened after them, as before: it is loaded only
+    once the fights no longer need the memory, and its absence is not an error
+    (the template narrative says why).
+    """
+    from harness.reporter import check_model_spec, open_narrator
+
+    return open_narrator(spec) if check_model_spec(spec) == "replay" else None
+
+
+def _check_outputs(*paths: str | None) -> None:
+    """Refuse, before any work, an output path that could not be written."""
+    for path in paths:
+        if path is not None:
+            check_output(path)
 
 
 def _write_html(path: str, report: dict[str, Any], story: Any) -> None:
     from harness.html import render_html
 
-    try:
-        Path(path).write_text(render_html(report, story), encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+    write_atomic(path, render_html(report, story))
 
 
 class FrenchFloat(click.ParamType):
@@ -759,10 +786,7 @@ class FrenchFloat(click.ParamType):
 
 
 def _write(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{path} : écriture impossible : {os_error_fr(err)}") from None
+    write_atomic(path, text)
 
 
 def _input_files(encounter_path: str, specs: list[PolicySpec]) -> list[str]:
@@ -945,6 +969,7 @@ def experiment_cmd(
     seed = seed if seed is not None else setup.seed
     round_cap = round_cap if round_cap is not None else setup.round_cap
     monsters_die = simple_monster_death or setup.simple_monster_death
+    _check_outputs(json_path)  # a bad path must not cost the fights
     book = None
     if checkpoint is not None:
         specs = [*setup.policies, *(a.policy for a in arms)]
@@ -988,15 +1013,10 @@ def experiment_cmd(
     data = result.to_dict()
     data["encounter_file"] = encounter_path
     title = load_encounter_file(encounter_path).name
-    sys.stdout.write(render_experiment(data, title))
+    _emit(render_experiment(data, title))
     sys.stdout.flush()
     if json_path is not None:
-        try:
-            Path(json_path).write_text(
-                json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
-        except OSError as err:
-            raise UserError(f"{json_path} : écriture impossible : {os_error_fr(err)}") from None
+        write_atomic(json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 @app.command(
@@ -1112,6 +1132,7 @@ def sweep_cmd(
     monsters_die = simple_monster_death or setup.simple_monster_death
     specs = [*setup.policies, *(s.policy for s in strategies)]
     uses_llm = any(s.kind == "llm" for s in specs)
+    _check_outputs(csv_path, json_path, heatmap_path, html_path)  # before the fights
     book = None
     if checkpoint is not None:
         params = {
@@ -1152,7 +1173,7 @@ def sweep_cmd(
         raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path
-    sys.stdout.write(render_sweep(data))
+    _emit(render_sweep(data))
     sys.stdout.flush()
     if csv_path is not None:
         _write(csv_path, sweep_csv(data))
@@ -1214,16 +1235,14 @@ def strategy_compile_cmd(
 
     if base_url is not None:
         os.environ["OPENAI_BASE_URL"] = base_url
+    check_output(output)  # before the model call, which may be long
     spec, cached = compile_cached(text, model)
     body = dump_strategy(spec)
-    header = f"# Compilé par {model} depuis : {' '.join(text.split())}\n"
-    try:
-        Path(output).write_text(header + body, encoding="utf-8")
-    except OSError as err:
-        raise UserError(f"{output} : écriture impossible : {os_error_fr(err)}") from None
-    sys.stdout.write(describe_strategy(spec))
+    header = f"# Compilé par {model} depuis : {' '.join(clean_text(text).split())}\n"
+    write_atomic(output, header + body)
+    _emit(describe_strategy(spec))
     origin = "cache" if cached else model
-    sys.stdout.write(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
+    _emit(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
 
 
 COMMANDS = (
@@ -1311,10 +1330,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return int(done.exit_code or 0)
     except click.ClickException as err:
-        sys.stderr.write(f"{PROG}: erreur : {_french_usage(err)}\n")
+        sys.stderr.write(printable(f"{PROG}: erreur : {_french_usage(err)}\n"))
         return 2
     except (Pf1eSimError, UserError) as err:
-        sys.stderr.write(f"{PROG}: erreur : {err}\n")
+        sys.stderr.write(printable(f"{PROG}: erreur : {err}\n"))
         return 2
     except click.exceptions.Abort:
         sys.stderr.write(f"{PROG}: interrompu\n")

@@ -55,8 +55,10 @@ from engine.deployment import (
     FormationDeployment,
     RowCol,
     ZoneDeployment,
+    square,
 )
 from engine.errors import DataError
+from engine.maps import GameMap
 from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
@@ -173,13 +175,12 @@ class VariantEntry(StrictModel):
             )
         return self
 
-    def deployment(self) -> Deployment | None:
+    def deployment(self) -> Deployment | ZoneRectangle | None:
         if isinstance(self.zone, str):
             return ZoneDeployment(letter=self.zone)
         if isinstance(self.zone, ZoneRect):
             (r0, r1), (c0, c1) = self.zone.rows, self.zone.cols
-            cells = tuple((r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
-            return ZoneDeployment(squares=cells)
+            return ZoneRectangle((r0, r1), (c0, c1))
         if self.zone is not None:
             return ZoneDeployment(squares=tuple(_rc(x) for x in self.zone))
         if self.cells is not None:
@@ -188,6 +189,43 @@ class VariantEntry(StrictModel):
             f = self.formation
             return FormationDeployment(f.shape, _rc(f.anchor), f.facing, f.spacing)
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneRectangle:
+    """A zone given as a rectangle, kept as its bounds until the map is known: its
+    squares are listed only once the rectangle is known to lie on the map."""
+
+    #: first and last row, inclusive
+    rows: tuple[int, int]
+    #: first and last column, inclusive
+    cols: tuple[int, int]
+
+    def on(self, gmap: GameMap) -> ZoneDeployment:
+        """The zone of the rectangle's squares on ``gmap``.
+
+        :raises EncounterError: the rectangle leaves the map (the first square off it,
+            in (row, column) order, is named, as for a list of squares) or one of the
+            squares before that one is impassable.
+        """
+        (r0, r1), (c0, c1) = self.rows, self.cols
+        h, w = gmap.height, gmap.width
+        if r0 >= 0 and c0 >= 0 and r1 < h and c1 < w:
+            return ZoneDeployment(
+                squares=tuple((r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
+            )
+        # bounds checked before anything is listed: only squares on the map are
+        # visited, the ones a list of squares would have checked before the first off it
+        if not (0 <= r0 < h and 0 <= c0 < w):
+            before, first = [], (r0, c0)
+        elif c1 >= w:
+            before, first = [(r0, c) for c in range(c0, w)], (r0, w)
+        else:
+            before = [(r, c) for r in range(r0, h) for c in range(c0, c1 + 1)]
+            first = (h, c0)
+        for rc in (*before, first):
+            square(gmap, rc, "case de zone")
+        raise AssertionError("unreachable: the first square is off the map")  # pragma: no cover
 
 
 def _rc(value: list[int]) -> RowCol:
@@ -211,7 +249,7 @@ class SweepEntry(StrictModel):
 class LoadedSweep:
     side: str
     #: (name, deployment or None for the map's zone) in file order
-    variants: tuple[tuple[str, Deployment | None], ...]
+    variants: tuple[tuple[str, Deployment | ZoneRectangle | None], ...]
     #: (name, policy) in file order
     strategies: tuple[tuple[str, PolicySpec], ...]
 

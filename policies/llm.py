@@ -18,7 +18,8 @@ validation error in the prompt; then the heuristic decides that turn and the
 fallback is counted with its reason. After ``breaker_threshold`` fallbacks in
 one fight the circuit breaker opens: the heuristic plays the rest of that fight
 without calling the model. Nothing a model says can crash a fight or make an
-illegal action reach the engine.
+illegal action reach the engine: every answer goes through
+:mod:`policies.answers` (checked response, bounded JSON, cleaned rationale).
 
 Identical requests (same model, messages and schema) are answered from a
 decision cache without calling the model again.
@@ -38,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.actions import TurnPlan
 from engine.observation import Observation
+from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -367,7 +369,7 @@ class LLMPolicy:
                 option_id, rationale = cached
             else:
                 try:
-                    response = self.model.complete(request)
+                    response = complete_checked(self.model, request)
                 except ModelError:
                     return self._heuristic(obs, "model_error")
                 self.telemetry.model_calls += 1
@@ -390,18 +392,29 @@ class LLMPolicy:
 
 
 def _parse(text: str, ids: list[str]) -> tuple[str, str | None] | str:
-    """``(option_id, rationale)`` or a French description of what is wrong."""
+    """``(option_id, rationale)`` or a French description of what is wrong.
+
+    The answer is read within bounds (:func:`~policies.answers.parse_json_answer`)
+    and the rationale, shown in the transcript, is cleaned of control characters
+    and terminal escapes (:func:`~policies.answers.clean_text`).
+    """
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return "ce n'est pas du JSON valide"
+        data = parse_json_answer(text)
+    except AnswerError as err:
+        return str(err)
     try:
         decision = Decision.model_validate(data)
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         where = ".".join(str(x) for x in first.get("loc", ())) or "réponse"
-        return f"champ « {where} » invalide ({first.get('type')})"
+        return f"champ « {_quote(where)} » invalide ({first.get('type')})"
     if decision.option_id not in ids:
-        return f"« {decision.option_id} » n'est pas un identifiant du menu"
-    rationale = decision.rationale.strip() if decision.rationale else None
+        return f"« {_quote(decision.option_id)} » n'est pas un identifiant du menu"
+    rationale = clean_text(decision.rationale).strip() if decision.rationale else None
     return decision.option_id, rationale or None
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    """Model text quoted in the retry prompt: cleaned, and cut when long."""
+    text = clean_text(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

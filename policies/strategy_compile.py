@@ -44,7 +44,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import Pf1eSimError
-from policies.llm import ChatMessage, ChatModel, ChatRequest, prompt_environment
+from policies.answers import MAX_ANSWER_CHARS, clean_text, complete_checked, parse_json_answer
+from policies.llm import ChatMessage, ChatModel, ChatRequest, ModelError, prompt_environment
 from policies.strategy import StrategySpec, Tactics
 
 #: tokens of one answer (the full object is about 110 tokens)
@@ -161,14 +162,24 @@ def compile_strategy(text: str, model: ChatModel, *, retries: int = 1) -> Strate
     check_tactical(text)
     base = messages(text)
     msgs = base
+    schema = compile_schema()
     error = ""
     for _attempt in range(retries + 1):
-        request = ChatRequest(msgs, json_schema=compile_schema(), max_tokens=MAX_TOKENS)
-        answer = model.complete(request).text
+        request = ChatRequest(msgs, json_schema=schema, max_tokens=MAX_TOKENS)
         try:
-            data = json.loads(answer)
+            answer = complete_checked(model, request).text
+        except ModelError as err:
+            raise StrategyCompileError(
+                f"le modèle n'a pas répondu ({clean_text(str(err))}) ; réessayez ou essayez un "
+                "autre modèle (--model)"
+            ) from None
+        try:
+            data = parse_json_answer(answer)
             if not isinstance(data, dict) or not isinstance(data.get(VERDICT), bool):
                 raise ValueError(f"not an object with a boolean {VERDICT}")
+            unknown = sorted(k for k in data if k not in schema["properties"])
+            if unknown:  # « name », « roles »: the user's, never the model's
+                raise ValueError(f"unexpected field {clean_text(unknown[0])[:40]!r}")
             if not data[VERDICT]:
                 raise StrategyCompileError(
                     "ce texte n'est pas une stratégie de combat (verdict du modèle) : décrivez "
@@ -178,13 +189,17 @@ def compile_strategy(text: str, model: ChatModel, *, retries: int = 1) -> Strate
             said = {k: v for k, v in data.items() if k != VERDICT and v is not None}
             if isinstance(said.get("focus"), list):
                 plain_text = _plain(text)
-                said["focus"] = [f for f in said["focus"] if _written(str(f), plain_text)]
+                said["focus"] = [  # shown to the user: cleaned (non-strings fail below)
+                    clean_text(f) if isinstance(f, str) else f
+                    for f in said["focus"]
+                    if _written(str(f), plain_text)
+                ]
             spec = StrategySpec.model_validate({"name": _title(text), **said})
         except (ValueError, ValidationError) as err:
             error = str(err).splitlines()[0]
             msgs = (
                 *base,
-                ChatMessage("assistant", answer),
+                ChatMessage("assistant", answer[:MAX_ANSWER_CHARS]),
                 ChatMessage("user", f"Invalid answer ({error}). Answer again with valid JSON."),
             )
             continue

@@ -7,14 +7,17 @@ every exchange, then stops the server by its PID.
     uv sync --extra llm --extra qwen-0.5b --extra server
     uv run python scripts/record_http_cassettes.py [tactics] [narrative] [strategy]
 
-Requests are matched on method, path and JSON body; the ``authorization``
-header is filtered out, so no key ever reaches a cassette.
+Requests are matched on method, path and JSON body; every header that may carry
+a credential or identify an account (:data:`SECRET_HEADERS`) is filtered out of
+requests and responses, and the recording machine's paths are scrubbed from the
+bodies (:func:`scrub`), so no key and no machine path ever reaches a cassette.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -64,11 +67,75 @@ def json_body(r1, r2) -> None:
     assert b1 == b2
 
 
+#: request and response headers that may carry a credential or identify an
+#: account or a machine: never recorded (hosted OpenAI-compatible servers send
+#: api-key, openai-organization, openai-project, cookies…)
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "api-key",
+        "x-api-key",
+        "openai-organization",
+        "openai-project",
+        "cookie",
+        "set-cookie",
+        "x-stainless-os",
+        "x-stainless-arch",
+        "x-stainless-runtime-version",
+        "x-request-id",
+    }
+)
+#: an absolute path of the recording machine in a body (a server traceback):
+#: everything up to ``site-packages/`` (a virtual environment), or a path under
+#: a home, work or temporary folder
+_MACHINE_PATH = re.compile(
+    r"(?:[A-Za-z]:\\|/)[^\s\"']*?site-packages/"
+    r"|(?:/(?:home|root|work|tmp|Users|private|var/folders)/|[A-Za-z]:\\Users\\)[^\s\"']*"
+)
+
+
+def scrub(text: str) -> str:
+    """``text`` with the recording machine's paths replaced by placeholders.
+
+    >>> scrub('File "/work/main/.venv/lib/python3.11/site-packages/llama_cpp/app.py"')
+    'File "<site-packages>/llama_cpp/app.py"'
+    >>> scrub("model /home/ana/models/q.gguf not found")
+    'model <chemin> not found'
+    """
+    return _MACHINE_PATH.sub(
+        lambda m: "<site-packages>/" if m.group().endswith("site-packages/") else "<chemin>", text
+    )
+
+
+def _clean_request(request):
+    for name in list(request.headers):
+        if name.lower() in SECRET_HEADERS:
+            del request.headers[name]
+    return request
+
+
+def _clean_response(response):
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in SECRET_HEADERS:
+            del headers[name]
+    body = response.get("body", {})
+    raw = body.get("string")
+    if isinstance(raw, bytes):
+        body["string"] = scrub(raw.decode("utf-8", errors="replace")).encode("utf-8")
+    elif isinstance(raw, str):
+        body["string"] = scrub(raw)
+    return response
+
+
 def recorder(mode: str) -> vcr.VCR:
     v = vcr.VCR(
         record_mode=mode,
         match_on=["method", "path", "json_body"],
-        filter_headers=["authorization", "x-stainless-os", "x-stainless-arch"],
+        filter_headers=sorted(SECRET_HEADERS),
+        before_record_request=_clean_request,
+        before_record_response=_clean_response,
         decode_compressed_response=True,
     )
     v.register_matcher("json_body", json_body)

@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from record_http_cassettes import (  # noqa: E402
+    _MACHINE_PATH,
     BASE,
     CASSETTE,
     NARRATIVE,
+    SECRET_HEADERS,
     STRATEGY,
     STRATEGY_TEXTS,
     TRUNCATED,
@@ -95,10 +97,35 @@ def test_a_truncated_server_answer_is_retried_then_replaced_by_the_heuristic():
     assert any("repli heuristique (invalid_output)" in m for _r, _a, m, _x in log)
 
 
-@pytest.mark.parametrize("path", [CASSETTE, TRUNCATED, NARRATIVE, STRATEGY])
-def test_no_credentials_in_the_cassettes(path):
-    text = path.read_text(encoding="utf-8").lower()
-    assert "authorization" not in text and "bearer" not in text
+@pytest.mark.parametrize("path", sorted((ROOT / "cassettes").glob("http_*.yaml")))
+def test_no_credentials_and_no_machine_paths_in_the_cassettes(path):
+    """No header that may carry a key or name an account, in requests or responses,
+    and no path of the recording machine in a body (a server's traceback)."""
+    from vcr.serializers import yamlserializer
+
+    text = path.read_text(encoding="utf-8")
+    assert "bearer" not in text.lower()
+    assert not _MACHINE_PATH.search(text), _MACHINE_PATH.search(text)
+    for interaction in yamlserializer.deserialize(text)["interactions"]:
+        for part in (interaction["request"], interaction["response"]):
+            names = {name.lower() for name in part.get("headers", {})}
+            assert not names & SECRET_HEADERS, names & SECRET_HEADERS
+
+
+def test_the_recorder_filters_every_credential_header_and_scrubs_paths():
+    """What a hosted server would send is dropped before anything is written."""
+    from record_http_cassettes import _clean_response, scrub
+
+    response = {
+        "headers": {"Set-Cookie": ["s=1"], "openai-organization": ["org-x"], "vary": ["Origin"]},
+        "body": {"string": b'{"error": "File /home/ana/srv/app.py, line 3"}'},
+    }
+    cleaned = _clean_response(response)
+    assert cleaned["headers"] == {"vary": ["Origin"]}
+    assert cleaned["body"]["string"] == b'{"error": "File <chemin> line 3"}'
+    assert scrub("C:\\Users\\ana\\x.py") == "<chemin>"
+    v = recorder("none")
+    assert {"api-key", "openai-project", "cookie", "authorization"} <= set(v.filter_headers)
 
 
 def test_unreachable_server_is_a_counted_fallback():

@@ -333,3 +333,164 @@ def test_compile_dice_on_arbitrary_text(text: str) -> None:
     again = compile_dice(str(expr))
     assert (again.minimum, again.mean, again.maximum) == (expr.minimum, expr.mean, expr.maximum)
     assert again == expr
+
+
+# --------------------------------------------------------------------------- reports
+
+REPORT_TEXT = (REPO / "tests" / "reports" / "trois_camps_outsider.json").read_text(encoding="utf-8")
+REPORT: dict[str, Any] = json.loads(REPORT_TEXT)
+#: a report with LLM telemetry and options, so that those branches are mutated too
+REPORT_LLM: dict[str, Any] = {
+    **REPORT,
+    "options": {"policies": {"goblin": "llm", "orc": "heuristic"}, "simple_monster_death": False},
+    "llm": {"model": "replay:x", "decisions": 4, "model_calls": 3, "retries": 1, "cache_hits": 1,
+            "fallbacks": {"invalid": 1}, "tokens_in": 10, "tokens_out": 5, "tokens_reused": 2,
+            "latency_p50_s": 0.5, "latency_p95_s": 0.9},
+}  # fmt: skip
+
+
+def _mutate_typed(data: st.DataObject, doc: Any) -> Any:
+    """One mutation of the kinds that break reports and checkpoints: a boolean or a
+    float for an integer, a number shifted by one, a deep nest, or a generic one."""
+    op = data.draw(st.sampled_from(["generic", "bool", "float", "shift", "deep"]), label="kind")
+    paths = [p for p in _paths(doc) if p and isinstance(_get(doc, p), (int, float))]
+    if op == "generic" or not paths:
+        return _mutate_once(data, doc)
+    path = data.draw(st.sampled_from(paths), label="number")
+    parent, key = _get(doc, path[:-1]), path[-1]
+    value = parent[key]
+    if op == "bool":
+        parent[key] = bool(value)
+    elif op == "float":
+        parent[key] = float(value)
+    elif op == "shift":
+        parent[key] = value + data.draw(st.sampled_from([-1, 1, -(10**9), 10**9]))
+    else:
+        for _ in range(data.draw(st.integers(1, 200), label="depth")):
+            value = [value]
+        parent[key] = value
+    return doc
+
+
+def _mutated_typed(data: st.DataObject, sample: dict[str, Any]) -> Any:
+    doc: Any = copy.deepcopy(sample)
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        doc = _mutate_typed(data, doc)
+    return doc
+
+
+def _check_report(text: str) -> str:
+    """A report either is refused (DataError) or renders: terminal, HTML, narrative."""
+    from harness.analysis import analyse
+    from harness.html import render_html
+    from harness.narrative import narrate, render_narrative
+    from harness.report import render_report
+    from harness.reporter import parse_report
+
+    try:
+        report = parse_report(text, "fuzz.json")
+    except DataError as err:
+        assert str(err) and len(str(err)) < 400
+        return _outcome(err)
+    assert render_report(report)
+    analyse(report)
+    story = narrate(report, None)
+    assert render_narrative(story)
+    assert render_html(report, story).endswith("</html>\n")
+    return "loaded"
+
+
+@PROPERTY
+@given(st.data())
+def test_mutated_reports(data: st.DataObject) -> None:
+    sample = data.draw(st.sampled_from([REPORT, REPORT_LLM]), label="sample")
+    event(_check_report(json.dumps(_mutated_typed(data, sample))))
+
+
+@PROPERTY
+@given(st.data())
+def test_spliced_report_text(data: st.DataObject) -> None:
+    event(_check_report(_splice(data, REPORT_TEXT)))
+
+
+def test_report_samples_render() -> None:
+    assert _check_report(REPORT_TEXT) == "loaded"
+    assert _check_report(json.dumps(REPORT_LLM)) == "loaded"
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+CHECKPOINTS: dict[str, dict[str, Any]] = {
+    "sweep": {
+        "schema": "pf1e-sim/checkpoint@1", "kind": "sweep", "fingerprint": "f",
+        "done": [
+            {"key": [0, 0], "variant": "a", "strategy": "h",
+             "counts": {"runs": 20, "wins": 12, "draws": 2, "rounds": 130}},
+            {"key": [1, 2], "variant": "b", "strategy": "s",
+             "counts": {"runs": 20, "wins": 0, "draws": 20, "rounds": 400}},
+        ],
+    },
+    "experiment": {
+        "schema": "pf1e-sim/checkpoint@1", "kind": "experiment", "fingerprint": "f",
+        "done": [
+            {"key": [0, 10], "counts": {"arms": 3, "runs": 10, "wins": [6, 7, 2],
+                                        "draws": [1, 0, 0], "only_arm": [0, 2, 0],
+                                        "only_base": [0, 1, 4]}},
+            {"key": [10, 15], "counts": {"arms": 3, "runs": 5, "wins": [5, 0, 5],
+                                         "draws": [0, 5, 0], "only_arm": [0, 0, 0],
+                                         "only_base": [0, 5, 0]}},
+        ],
+    },
+}  # fmt: skip
+
+
+def _check_checkpoint(kind: str, text: str) -> str:
+    """A checkpoint either is refused (DataError) or every entry it kept gives the
+    counts the sweep or the experiment read from it."""
+    import tempfile
+
+    from harness.checkpoint import Checkpoint
+    from harness.experiment import Counts
+    from harness.sweep import CellCounts
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ck.json"
+        path.write_text(text, encoding="utf-8")
+        try:
+            book = Checkpoint(path, kind, "f")
+        except DataError as err:
+            assert str(err) and len(str(err)) < 400
+            return _outcome(err)
+    for key, entry in book.done.items():
+        assert all(type(k) is int and k >= 0 for k in key)
+        if kind == "sweep":
+            counts = CellCounts.from_dict(entry["counts"])
+            assert counts.wins + counts.draws <= counts.runs
+            assert not any(isinstance(v, bool) for v in entry["counts"].values())
+        else:
+            a, b = key
+            arms = entry["counts"]["arms"]
+            c = Counts.from_dict(entry["counts"], arms, b - a)
+            for k in range(arms):
+                assert c.wins[k] + c.draws[k] <= c.runs
+                assert c.wins[k] - c.only_arm[k] == c.wins[0] - c.only_base[k]
+    return "loaded"
+
+
+@PROPERTY
+@given(st.data())
+def test_mutated_checkpoints(data: st.DataObject) -> None:
+    kind = data.draw(st.sampled_from(sorted(CHECKPOINTS)), label="kind")
+    event(_check_checkpoint(kind, json.dumps(_mutated_typed(data, CHECKPOINTS[kind]))))
+
+
+@PROPERTY
+@given(st.data())
+def test_spliced_checkpoint_text(data: st.DataObject) -> None:
+    kind = data.draw(st.sampled_from(sorted(CHECKPOINTS)), label="kind")
+    event(_check_checkpoint(kind, _splice(data, json.dumps(CHECKPOINTS[kind], indent=1))))
+
+
+def test_checkpoint_samples_load() -> None:
+    for kind, body in CHECKPOINTS.items():
+        assert _check_checkpoint(kind, json.dumps(body)) == "loaded"
