@@ -170,6 +170,7 @@ def main() -> None:
             "trois_camps_outsider",
             "nuls_plafond",
             "monstres_dominent",
+            "quatre_camps",
         ):
             sample = next(s for s in SAMPLES if s.name == name)
             path = out / f"{name}.json"
