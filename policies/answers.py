@@ -95,10 +95,11 @@ def _depth(text: str) -> int:
 
 
 #: terminal escape sequences: CSI (``ESC [`` or the C1 byte ``\x9b``) up to its
-#: final byte, OSC/DCS/SOS/PM/APC strings up to BEL or ST, and two-byte escapes
+#: final byte, OSC/DCS/SOS/PM/APC strings up to BEL or ST (or the end of the line:
+#: an unterminated one must not swallow the rest of a report), and two-byte escapes
 _ESCAPES = re.compile(
     r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[\x20-\x7e]?"
 )
 #: invisible characters that reorder the text on screen (bidirectional overrides)

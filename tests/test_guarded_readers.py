@@ -524,3 +524,8 @@ def test_names_with_terminal_escapes_never_reach_the_terminal(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Rapport d'équilibrage" in out
     assert not [c for c in out if c != "\n" and unicodedata.category(c) == "Cc"]
+    # an escape string left open (no BEL nor ST) hides nothing after its line
+    gmap.write_text(arena.replace("Arène d'essai", "Arène\\e]0;ouvert"), encoding="utf-8")
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "\n=== Attrition moyenne par combat ===\n" in out
