@@ -58,6 +58,16 @@ STRONG_A = _team("a", "fighter", 1, 20, 8, 0.7)
 WEAK_B = _team("b", "rogue", 1, 18, 5, 0.5)
 ZOMBIES = _team("monsters", "zombie", 2, 12, 0.3, 0.05)
 HARMLESS_ORCS = _team("monsters", "orc", 2, 15, 0.0, 0.0)
+#: goblins whose second member deals more than twice the others' damage: a carrier
+#: beyond noise (identical members never carry the fight: their gap is noise)
+STAR_GOBLINS = (
+    "players",
+    (
+        ("goblin", "Goblin", 6, 5.0, 0.5),
+        ("goblin-2", "Goblin", 6, 12.0, 0.6),
+        ("goblin-3", "Goblin", 6, 5.0, 0.5),
+    ),
+)
 HEROES = _team("heros", "fighter", 4, 30, 9, 0.7)
 HORDE = _team("horde", "kobold", 8, 5, 2, 0.3)
 CLERICS = _team("heros", "cleric", 4, 25, 5, 0.5)
@@ -90,6 +100,8 @@ SAMPLES: tuple[Sample, ...] = (
     Sample("un_contre_un_net", (STRONG_A, WEAK_B), (0.75, 0.24)),
     Sample("jamais_au_contact", (GOBLINS, ORCS), (0.7, 0.28), melee=(0.9, 0.0)),
     Sample("contact_rare", (GOBLINS, ORCS), (0.5, 0.47), melee=(0.03, 0.8)),
+    Sample("ecrasant_porteur", (STAR_GOBLINS, ORCS), (0.92, 0.075)),
+    Sample("porteur_perdant", (STAR_GOBLINS, ORCS), (0.15, 0.84)),
 )
 
 
@@ -158,6 +170,7 @@ def main() -> None:
             "trois_camps_outsider",
             "nuls_plafond",
             "monstres_dominent",
+            "quatre_camps",
         ):
             sample = next(s for s in SAMPLES if s.name == name)
             path = out / f"{name}.json"

@@ -197,12 +197,15 @@ class SideRow(_R):
     wins: Count
     rate: Rate
     band_3sigma: Band
+    #: Wilson score interval at z = 3 (absent from older reports)
+    wilson_3sigma: Band | None = None
 
 
 class DrawRow(_R):
     count: Count
     rate: Rate
     band_3sigma: Band
+    wilson_3sigma: Band | None = None
     #: fights stopped by the round cap
     round_cap: Count
     #: fights where the last combatants of every side fell in the same turn
@@ -237,6 +240,9 @@ class CombatantRow(_R):
     #: reports written before the counter existed)
     melee_total: Count | None = None
     melee_mean: Rate | None = None
+    #: sum over fights of the damage it dealt squared (its variance; absent
+    #: from older reports)
+    damage_dealt_squares: Count | None = None
 
 
 class OptionsRow(_R):
@@ -330,6 +336,14 @@ class ReportModel(_R):
                 raise ValueError(f"le taux de {quote(label)} n'est pas son nombre sur « runs »")
             if not lo - _TOLERANCE <= rate <= hi + _TOLERANCE:
                 raise ValueError(f"la bande 3σ de {quote(label)} ne contient pas son taux")
+        for label, rate, wilson in [
+            *((s.name, s.rate, s.wilson_3sigma) for s in self.sides),
+            ("nuls", d.rate, d.wilson_3sigma),
+        ]:
+            if wilson is not None and not wilson[0] - _TOLERANCE <= rate <= wilson[1] + _TOLERANCE:
+                raise ValueError(
+                    f"l'intervalle de Wilson de {quote(label)} ne contient pas son taux"
+                )
         for s in self.sides:
             if s.combatants != sum(1 for c in self.combatants if c.side == s.name):
                 raise ValueError(f"le camp {quote(s.name)} ne compte pas ses combattants")
@@ -351,6 +365,14 @@ class ReportModel(_R):
                     raise ValueError(
                         f"{quote(c.id)} : « {key}_mean » n'est pas le total sur « runs »"
                     )
+            squares = c.damage_dealt_squares
+            # integers ≥ 0: Σx² ≥ Σx, and n·Σx² ≥ (Σx)² (Cauchy–Schwarz)
+            if squares is not None and (
+                squares < c.damage_dealt_total or squares * n < c.damage_dealt_total**2
+            ):
+                raise ValueError(
+                    f"{quote(c.id)} : « damage_dealt_squares » ne peut venir de ces dégâts"
+                )
         return self
 
 

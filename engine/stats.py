@@ -1,7 +1,10 @@
 """Closed-form statistics of a series of fights and the report object.
 
 Win rate ``p = wins / n``, ``σ = √(p(1−p)/n)``, 3σ band ``[p − 3σ, p + 3σ]``
-clamped to [0, 1] (binomial model, as in the seed). The report object
+clamped to [0, 1] (binomial model, as in the seed). Beside it, the Wilson score
+interval at the same z = 3 (``wilson_3sigma``): the 3σ band shrinks to a point
+at 0 and n wins (``[0.0%, 0.0%]`` for 0 wins out of 1000), the Wilson interval
+does not (``[0.0%, 0.9%]``). The report object
 (``pf1e-sim/report@1``) is what every rendering reads: terminal, JSON, later HTML
 and the narrative.
 
@@ -43,6 +46,23 @@ def win_rate_band(wins: int, n: int, k: float = 3.0) -> tuple[float, float, floa
     p = wins / n
     sigma = math.sqrt(p * (1 - p) / n)
     return p, max(0.0, p - k * sigma), min(1.0, p + k * sigma)
+
+
+#: index of ``damage_dealt`` in :data:`COUNTERS`
+_DAMAGE = COUNTERS.index("damage_dealt")
+
+
+def wilson_band(wins: int, n: int, z: float = 3.0) -> tuple[float, float]:
+    """The Wilson score interval at ``z`` (default 3, the 3σ band's coverage).
+
+    Unlike the 3σ band it keeps a width at 0 and ``n`` wins:
+
+    >>> tuple(round(x, 4) for x in wilson_band(0, 1000))
+    (0.0, 0.0089)
+    >>> tuple(round(x, 4) for x in wilson_band(962, 1000))
+    (0.9394, 0.9764)
+    """
+    return wilson_interval(wins, n, z)
 
 
 #: a draw because the round cap was reached
@@ -87,12 +107,17 @@ class Tally:
     wins: list[int] = field(default_factory=list)
     rounds_hist: dict[int, int] = field(default_factory=dict)
     totals: list[list[int]] = field(default_factory=list)
+    #: per combatant: the sum over fights of its damage dealt squared (its
+    #: variance, so that « who carries the fight » is said only beyond noise)
+    damage_squares: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.wins:
             self.wins = [0] * self.sides
         if not self.totals:
             self.totals = [[0] * len(COUNTERS) for _ in range(self.combatants)]
+        if not self.damage_squares:
+            self.damage_squares = [0] * self.combatants
 
     def add(self, s: FightSummary) -> None:
         self.fights += 1
@@ -104,9 +129,11 @@ class Tally:
             self.wins[s.winner] += 1
         self.rounds_total += s.rounds
         self.rounds_hist[s.rounds] = self.rounds_hist.get(s.rounds, 0) + 1
-        for tot, values in zip(self.totals, s.counters, strict=True):
+        squares = self.damage_squares
+        for i, (tot, values) in enumerate(zip(self.totals, s.counters, strict=True)):
             for j, v in enumerate(values):
                 tot[j] += v
+            squares[i] += values[_DAMAGE] * values[_DAMAGE]
 
     def merge(self, other: Tally) -> None:
         self.fights += other.fights
@@ -120,6 +147,8 @@ class Tally:
         for tot, values in zip(self.totals, other.totals, strict=True):
             for j, v in enumerate(values):
                 tot[j] += v
+        for i, v in enumerate(other.damage_squares):
+            self.damage_squares[i] += v
 
 
 def build_report(
@@ -153,16 +182,18 @@ def build_report(
                 "wins": w,
                 "rate": p,
                 "band_3sigma": [lo, hi],
+                "wilson_3sigma": list(wilson_band(w, n)),
             }
         )
     dp, dlo, dhi = win_rate_band(tally.draws, n)
     combatant_rows: list[dict[str, Any]] = []
-    for info, tot in zip(combatants, tally.totals, strict=True):
+    for info, tot, squares in zip(combatants, tally.totals, tally.damage_squares, strict=True):
         row: dict[str, Any] = {"id": info.id, "side": info.side, "name": info.name}
         row["hp_max"] = info.hp_max
         for key, value in zip(COUNTERS, tot, strict=True):
             row[f"{key}_total"] = value
             row[f"{key}_mean"] = value / n if n else 0.0
+        row["damage_dealt_squares"] = squares
         combatant_rows.append(row)
     hist = tally.rounds_hist
     return {
@@ -177,6 +208,7 @@ def build_report(
             "count": tally.draws,
             "rate": dp,
             "band_3sigma": [dlo, dhi],
+            "wilson_3sigma": list(wilson_band(tally.draws, n)),
             "round_cap": tally.draws - tally.mutual_knockouts,
             "mutual_knockout": tally.mutual_knockouts,
         },

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.stats import wilson_band
 from harness.report import pct
 
 
@@ -48,11 +49,17 @@ class Thresholds:
     clear_margin: float = 0.20
     #: gap above which it is called « écrasante » (crushing)
     crushing_margin: float = 0.50
-    #: half-width of a side's 3σ band above which the verdict is called fragile
-    #: and more runs are advised
+    #: half-width of a side's Wilson interval above which the verdict is called
+    #: fragile and more runs are advised
     wide_band: float = 0.10
     #: draw rate from which draws are « fréquents »
     draws_frequent: float = 0.10
+    #: share of fights stopped by the round cap from which their length is
+    #: said to be bounded by the cap (the mean then says nothing of it)
+    capped_length: float = 0.10
+    #: the carrier (most damage dealt) is named only when its mean exceeds the
+    #: next combatant's by more than this many standard errors of the difference
+    carry_sigmas: float = 3.0
     #: mean fight length (rounds) at or below which fights are « courts »
     short_rounds: float = 3.0
     #: mean fight length (rounds) at or above which fights are « longs »
@@ -115,7 +122,8 @@ class Analysis:
     values: dict[str, str] = field(default_factory=dict)
     #: placeholder name → what it stands for (French, for the model)
     meanings: dict[str, str] = field(default_factory=dict)
-    #: length of fights: ``courts``, ``moyens`` or ``longs``
+    #: length of fights: ``courts``, ``moyens``, ``longs``, or ``plafonnes`` when
+    #: many fights stop at the round cap
     length: str = "moyens"
     #: draws: ``aucun``, ``rares`` or ``frequents``
     draws: str = "aucun"
@@ -133,6 +141,35 @@ def slug(name: str) -> str:
 
 def _band(lo: float, hi: float) -> str:
     return f"[{pct(lo)}, {pct(hi)}]"
+
+
+def _wilson(row: dict[str, Any], count: str, runs: int) -> tuple[float, float]:
+    stored = row.get("wilson_3sigma")
+    return (stored[0], stored[1]) if stored is not None else wilson_band(row[count], runs)
+
+
+def beyond_noise(first: dict[str, Any], second: dict[str, Any], runs: int, sigmas: float) -> bool:
+    """Whether ``first`` deals more damage per fight than ``second`` beyond noise:
+    the difference of their means exceeds ``sigmas`` standard errors of the
+    difference (their variances from ``damage_dealt_squares``, taken as
+    independent). Without those sums (older reports) nothing can be told: False.
+
+    >>> a = {"damage_dealt_mean": 6.2, "damage_dealt_squares": 4844, "damage_dealt_total": 620}
+    >>> b = {"damage_dealt_mean": 6.0, "damage_dealt_squares": 4500, "damage_dealt_total": 600}
+    >>> beyond_noise(a, b, 100, 3.0)
+    False
+    """
+    if first.get("damage_dealt_squares") is None or second.get("damage_dealt_squares") is None:
+        return False
+    if runs <= 0:
+        return False
+
+    def variance(c: dict[str, Any]) -> float:
+        mean = c["damage_dealt_total"] / runs
+        return max(0.0, c["damage_dealt_squares"] / runs - mean * mean)
+
+    se = ((variance(first) + variance(second)) / runs) ** 0.5
+    return first["damage_dealt_mean"] - second["damage_dealt_mean"] > sigmas * se
 
 
 def _side_list(names: list[str]) -> str:
@@ -158,11 +195,14 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
         "nuls_ko_mutuel": str(draws["mutual_knockout"]),
         "rounds_moyens": f"{rounds['mean']:.1f}",
     }
+    #: each side's Wilson interval at z = 3: the verdict's intervals (the 3σ
+    #: band shrinks to a point at 0 % and 100 %)
+    bands = {s["name"]: _wilson(s, "wins", runs) for s in sides}
     for s in sides:
         k = slug(s["name"])
         values[f"taux_{k}"] = pct(s["rate"])
         values[f"victoires_{k}"] = str(s["wins"])
-        values[f"bande_{k}"] = _band(*s["band_3sigma"])
+        values[f"bande_{k}"] = _band(*bands[s["name"]])
         values[f"effectif_{k}"] = str(s["combatants"])
     for c in combatants:
         k = slug(c["id"])
@@ -182,11 +222,11 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     meanings = _meanings(report)
     facts: list[Fact] = []
 
-    # -- verdict, from the 3σ bands -------------------------------------------
+    # -- verdict, from the Wilson intervals ---------------------------------------
     ranked = sorted(sides, key=lambda s: (-s["rate"], side_names.index(s["name"])))
     top = ranked[0]
     others = ranked[1:]
-    separated = bool(others) and all(top["band_3sigma"][0] > o["band_3sigma"][1] for o in others)
+    separated = bool(others) and all(bands[top["name"]][0] > bands[o["name"]][1] for o in others)
     all_ph = tuple(
         p for s in sides for p in (f"taux_{slug(s['name'])}", f"bande_{slug(s['name'])}")
     )
@@ -203,7 +243,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
         )
         ft = slug(top["name"])
         rest_others = " ; ".join(
-            f"{o['name']} {{taux_{slug(o['name'])}}} (bande {{bande_{slug(o['name'])}}})"
+            f"{o['name']} {{taux_{slug(o['name'])}}} (intervalle {{bande_{slug(o['name'])}}})"
             for o in others
         )
         facts.append(
@@ -211,8 +251,8 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "verdict",
                 "verdict",
                 f"La rencontre est déséquilibrée, avec une avance {degree} en faveur de {favoured}",
-                f" : {favoured} gagne {{taux_{ft}}} des combats (bande 3σ {{bande_{ft}}}), "
-                f"contre {rest_others}.",
+                f" : {favoured} gagne {{taux_{ft}}} des combats (intervalle de Wilson "
+                f"{{bande_{ft}}}), contre {rest_others}.",
                 f"{favoured} gagne plus souvent que {_side_list([o['name'] for o in others])} ; "
                 "les intervalles de confiance ne se recouvrent pas.",
                 all_ph,
@@ -223,7 +263,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     else:
         names = _side_list(side_names)
         listing = " ; ".join(
-            f"{s['name']} {{taux_{slug(s['name'])}}} (bande {{bande_{slug(s['name'])}}})"
+            f"{s['name']} {{taux_{slug(s['name'])}}} (intervalle {{bande_{slug(s['name'])}}})"
             for s in sides
         )
         facts.append(
@@ -231,7 +271,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "verdict",
                 "verdict",
                 f"La rencontre est équilibrée entre {names}",
-                f" : aucun camp ne se détache au-delà des bandes 3σ ({listing}).",
+                f" : aucun camp ne se détache au-delà des intervalles de Wilson ({listing}).",
                 "les intervalles de confiance des camps se recouvrent : aucun camp ne "
                 "l'emporte significativement.",
                 all_ph,
@@ -243,7 +283,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     # -- a clear outsider among 3+ sides --------------------------------------
     if len(sides) >= 3:
         bottom = ranked[-1]
-        if all(bottom["band_3sigma"][1] < o["band_3sigma"][0] for o in ranked[:-1]):
+        if all(bands[bottom["name"]][1] < bands[o["name"]][0] for o in ranked[:-1]):
             b = slug(bottom["name"])
             facts.append(
                 Fact(
@@ -258,7 +298,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
             )
 
     # -- how sure the verdict is ------------------------------------------------
-    half = max(((s["band_3sigma"][1] - s["band_3sigma"][0]) / 2 for s in sides), default=0.0)
+    half = max(((hi - lo) / 2 for lo, hi in bands.values()), default=0.0)
     fragile = half > t.wide_band
     if fragile:
         facts.append(
@@ -266,7 +306,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "precision",
                 "precision",
                 "Le verdict reste fragile",
-                " : avec {combats} combats seulement, les bandes 3σ sont larges.",
+                " : avec {combats} combats seulement, les intervalles de Wilson sont larges.",
                 "trop peu de combats simulés : les intervalles de confiance sont larges, le "
                 "verdict est à confirmer.",
                 ("combats",),
@@ -319,34 +359,80 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 (),
             )
         )
-    mean = rounds["mean"]
-    if mean <= t.short_rounds:
-        length, word = "courts", "courts"
-    elif mean >= t.long_rounds:
-        length, word = "longs", "longs"
-    else:
-        length, word = "moyens", "de durée moyenne"
-    spread = " (de {rounds_min} à {rounds_max} rounds)" if dist else ""
-    facts.append(
-        Fact(
-            "duree",
-            "length",
-            f"Les combats sont {word}",
-            f" : {{rounds_moyens}} rounds en moyenne{spread}.",
-            f"les combats sont {word}.",
-            ("rounds_moyens", "rounds_min", "rounds_max", "rounds_median")
-            if dist
-            else ("rounds_moyens",),
-            (),
+    capped = draws["round_cap"]
+    decided = runs - capped
+    # fights cut at the cap all last exactly the cap: the mean of the others
+    mean = (rounds["mean"] * runs - capped * report["round_cap"]) / decided if decided else 0.0
+    if capped:
+        values["plafond_taux"] = pct(capped / runs)
+        values["rounds_decides"] = f"{mean:.1f}"
+    if runs and capped / runs >= t.capped_length:
+        # a mean over fights cut at the cap says how long the cap is, not the fights
+        length = "plafonnes"
+        if decided:
+            rest = (
+                " : {plafond_taux} des combats l'atteignent ({plafond} rounds) ; les autres "
+                "durent {rounds_decides} rounds en moyenne."
+            )
+            shown: tuple[str, ...] = ("plafond_taux", "plafond", "rounds_decides", "nuls_plafond")
+        else:
+            rest = " : tous les combats l'atteignent ({plafond} rounds)."
+            shown = ("plafond_taux", "plafond", "nuls_plafond")
+        facts.append(
+            Fact(
+                "duree",
+                "length",
+                "La durée des combats est bornée par le plafond de rounds",
+                rest,
+                "beaucoup de combats sont arrêtés par le plafond de rounds avant d'avoir un "
+                "vainqueur : leur durée réelle n'est pas mesurée.",
+                shown,
+                (),
+            )
         )
-    )
+    else:
+        if mean <= t.short_rounds:
+            length, word = "courts", "courts"
+        elif mean >= t.long_rounds:
+            length, word = "longs", "longs"
+        else:
+            length, word = "moyens", "de durée moyenne"
+        if capped:
+            # the few fights cut at the cap would lengthen the mean: left out of it
+            rest = (
+                " : {rounds_decides} rounds en moyenne, hors des {nuls_plafond} combats arrêtés "
+                "au plafond de rounds."
+            )
+            shown = ("rounds_decides", "nuls_plafond", "plafond")
+        elif dist:
+            rest = " : {rounds_moyens} rounds en moyenne (de {rounds_min} à {rounds_max} rounds)."
+            shown = ("rounds_moyens", "rounds_min", "rounds_max", "rounds_median")
+        else:
+            rest = " : {rounds_moyens} rounds en moyenne."
+            shown = ("rounds_moyens",)
+        facts.append(
+            Fact(
+                "duree",
+                "length",
+                f"Les combats sont {word}",
+                rest,
+                f"les combats sont {word}.",
+                shown,
+                (),
+            )
+        )
 
     # -- attrition: who carries the fight, who falls ------------------------------
     lead_side = favoured or top["name"]
     if combatants:
         total_damage = sum(c["damage_dealt_mean"] for c in combatants)
-        carrier = max(combatants, key=lambda c: (c["damage_dealt_mean"], -combatants.index(c)))
-        if carrier["damage_dealt_mean"] > 0:
+        by_damage = sorted(combatants, key=lambda c: (-c["damage_dealt_mean"], combatants.index(c)))
+        carrier = by_damage[0]
+        if carrier["damage_dealt_mean"] > 0 and (
+            len(by_damage) == 1
+            or by_damage[1]["damage_dealt_mean"] == 0
+            or beyond_noise(carrier, by_damage[1], runs, t.carry_sigmas)
+        ):
             k = slug(carrier["id"])
             facts.append(
                 Fact(
@@ -467,10 +553,17 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 (favoured, weakest["name"]),
             )
         )
-        carriers = [c for c in combatants if c["side"] == favoured]
+        carriers = sorted(
+            (c for c in combatants if c["side"] == favoured),
+            key=lambda c: (-c["damage_dealt_mean"], combatants.index(c)),
+        )
         if carriers:
-            best = max(carriers, key=lambda c: (c["damage_dealt_mean"], -carriers.index(c)))
-            if best["damage_dealt_mean"] > 0:
+            best = carriers[0]
+            if best["damage_dealt_mean"] > 0 and (
+                len(carriers) == 1
+                or carriers[1]["damage_dealt_mean"] == 0
+                or beyond_noise(best, carriers[1], runs, t.carry_sigmas)
+            ):
                 facts.append(
                     Fact(
                         "levier:porteur",
@@ -501,7 +594,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "levier:runs",
                 "lever",
                 "Levier : augmenter le nombre de combats simulés (--runs)",
-                " pour resserrer les bandes 3σ ({combats} aujourd'hui).",
+                " pour resserrer les intervalles de Wilson ({combats} aujourd'hui).",
                 "simuler davantage de combats pour un verdict plus sûr.",
                 ("combats",),
                 (),
@@ -544,6 +637,8 @@ def _meanings(report: dict[str, Any]) -> dict[str, str]:
         "rounds_min": "rounds du plus court",
         "rounds_max": "rounds du plus long",
         "rounds_median": "rounds médians",
+        "plafond_taux": "part des combats arrêtés au plafond de rounds",
+        "rounds_decides": "rounds en moyenne des combats qui ont un vainqueur",
     }
     for s in report["sides"]:
         k, n = slug(s["name"]), s["name"]

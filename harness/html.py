@@ -12,7 +12,7 @@ import math
 from html import escape
 from typing import Any
 
-from harness.report import ATTRITION_HEADERS, ATTRITION_NUMERIC, attrition_rows, pct
+from harness.report import ATTRITION_HEADERS, ATTRITION_NUMERIC, attrition_rows, band, pct, wilson
 
 _CSS = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -182,14 +182,15 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
     """The whole page (``narrative``: a :class:`harness.narrative.Narrative` or None)."""
     runs = report["runs"]
     summary = _table(
-        ["Camp", "Combattants", "Victoires", "Taux", "Bande 3σ"],
+        ["Camp", "Combattants", "Victoires", "Taux", "Bande 3σ", "Wilson"],
         [
             [
                 s["name"],
                 str(s["combatants"]),
                 str(s["wins"]),
                 pct(s["rate"]),
-                f"[{pct(s['band_3sigma'][0])}, {pct(s['band_3sigma'][1])}]",
+                band(*s["band_3sigma"]),
+                band(*wilson(s, "wins", runs)),
             ]
             for s in report["sides"]
         ]
@@ -199,11 +200,11 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
                 "",
                 str(report["draws"]["count"]),
                 pct(report["draws"]["rate"]),
-                f"[{pct(report['draws']['band_3sigma'][0])}, "
-                f"{pct(report['draws']['band_3sigma'][1])}]",
+                band(*report["draws"]["band_3sigma"]),
+                band(*wilson(report["draws"], "count", runs)),
             ]
         ],
-        {1, 2, 3, 4},
+        {1, 2, 3, 4, 5},
     )
     attrition = _table(list(ATTRITION_HEADERS), attrition_rows(report), set(ATTRITION_NUMERIC))
     analysis = ""

@@ -155,6 +155,7 @@ _LENGTH_SHORT = re.compile(
     r"vite|promptement|fulgurant\w*)\b"
 )
 _LENGTH_EXTREME = re.compile(r"\b(?:interminables?|éclairs?|expéditi\w*|fulgurant\w*)\b")
+_LENGTH_ANY = re.compile(f"{_LENGTH_LONG.pattern}|{_LENGTH_SHORT.pattern}")
 _DRAWS_MANY = re.compile(r"\b(?:fréquent\w*|nombreu\w*|souvent|beaucoup|majorité|multiples)\b")
 _DRAWS_FEW = re.compile(r"\b(?:rares?|rarement|aucun\w*|jamais|peu|exceptionnel\w*|quelques)\b")
 #: a fight said to be hard / easy for someone (« difficile pour players »)
@@ -523,6 +524,8 @@ class Checker:
             "courts": _LENGTH_LONG,
             "longs": _LENGTH_SHORT,
             "moyens": _LENGTH_EXTREME,
+            # fights cut at the cap: their real length is not measured
+            "plafonnes": _LENGTH_ANY,
         }[a.length]
         hit = wrong_len.search(rest)
         if hit:

@@ -18,11 +18,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.battle import LogEntry
+from engine.stats import wilson_band
 from harness.text import display_width, pad, table
 
 
 def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def band(lo: float, hi: float) -> str:
+    """``[lo%, hi%]`` as the reports print an interval."""
+    return f"[{pct(lo)}, {pct(hi)}]"
+
+
+def wilson(row: dict[str, Any], count_key: str, runs: int) -> tuple[float, float]:
+    """A side's (or the draws') Wilson interval at z = 3: the row's own
+    ``wilson_3sigma``, or computed from its count for reports written before it."""
+    stored = row.get("wilson_3sigma")
+    if stored is not None:
+        return stored[0], stored[1]
+    return wilson_band(row[count_key], runs)
 
 
 def render_report(report: dict[str, Any]) -> str:
@@ -42,10 +57,10 @@ def render_report(report: dict[str, Any]) -> str:
     )
     lines.append("")
     for side in report["sides"]:
-        lo, hi = side["band_3sigma"]
         lines.append(
             f"Victoires {side['name']} : {pct(side['rate'])} ({side['wins']}) — "
-            f"bande 3σ : [{pct(lo)}, {pct(hi)}]"
+            f"bande 3σ : {band(*side['band_3sigma'])}, "
+            f"Wilson : {band(*wilson(side, 'wins', runs))}"
         )
     draws = report["draws"]
     lines.append(f"Nuls : {pct(draws['rate'])} ({draws['count']})")

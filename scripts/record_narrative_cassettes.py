@@ -6,7 +6,7 @@ Usage (needs the llama.cpp build and the default embedded model):
     uv run python scripts/record_narrative_cassettes.py
 
 One cassette per report object of ``tests/reports/`` (the 1.5B), plus one of the
-light model (0.5B) on ``ecrasant`` whose answers are refused in a row: every
+light model (0.5B) on ``quatre_camps`` whose answers are refused in a row: every
 request of the narrative (one per line, and the regeneration of a rejected line)
 with the model's real answer, never edited by hand. Re-run it whenever the prompts in
 ``prompts/narrative/``, the analysis or the checker's grammar change (the tests
@@ -31,7 +31,7 @@ MODEL = "local:qwen-1.5b"
 
 #: the light model, on one report: its answers are refused in a row, so this
 #: cassette holds a real fall back to the template (the 1.5B now rarely gives one)
-LIGHT = ("local:qwen-0.5b", "ecrasant", "qwen05")
+LIGHT = ("local:qwen-0.5b", "quatre_camps", "qwen05")
 
 
 def main() -> None:

@@ -185,3 +185,78 @@ def test_the_engine_counts_fights_with_a_melee_attack(tmp_path):
     assert by_id["orc"]["melee_mean"] == by_id["orc"]["melee_total"] / 40
     fact = next(f for f in analyse(r).facts if f.kind == "melee")
     assert fact.opening == "Anomalie : le camp players n'atteint jamais le corps à corps"
+
+
+# -- intervals, length and the carrier say only what the numbers support (issue 15) --
+
+
+def test_a_side_that_never_wins_gets_a_wilson_interval_of_some_width():
+    """0 wins out of 1000: the 3σ band is [0.0%, 0.0%]; the Wilson interval is not."""
+    r = report((1000, 0))
+    b = r["sides"][1]
+    assert b["band_3sigma"] == [0.0, 0.0]
+    z, n = 3.0, 1000
+    assert b["wilson_3sigma"][0] == 0.0
+    assert abs(b["wilson_3sigma"][1] - z * z / (n + z * z)) < 1e-12  # closed form at p = 0
+    a = analyse(r)
+    assert a.values["bande_b"] == "[0.0%, 0.9%]"
+
+
+def test_the_verdict_reads_wilson_intervals_computed_for_older_reports():
+    r = report((600, 400), runs=1000)
+    old = json.loads(json.dumps(r))
+    for s in old["sides"]:
+        del s["wilson_3sigma"]
+    del old["draws"]["wilson_3sigma"]
+    assert analyse(old).values == analyse(r).values
+
+
+def test_fights_stopped_by_the_cap_are_not_called_short():
+    """87 % of fights at a cap of 3 rounds: the mean (3.0) says nothing of their length."""
+    r = report((70, 60), runs=1000, draws=870, rounds=2, cap=3)
+    a = analyse(r)
+    length = next(f for f in a.facts if f.kind == "length")
+    assert a.length == "plafonnes"
+    text = fill(length.template, a.values)
+    assert "courts" not in text
+    assert text == (
+        "La durée des combats est bornée par le plafond de rounds : 87.0% des combats "
+        "l'atteignent (3 rounds) ; les autres durent 2.0 rounds en moyenne."
+    )
+
+
+def test_a_few_capped_fights_do_not_lengthen_the_mean_of_the_others():
+    """2 % of fights at a cap of 100: the mean of all is 6.9 rounds, of the others 5.0."""
+    r = report((500, 480), runs=1000, draws=20, rounds=5, cap=100)
+    assert abs(r["rounds"]["mean"] - 6.9) < 1e-9
+    a = analyse(r)
+    assert a.length == "moyens"
+    assert a.values["rounds_decides"] == "5.0"
+
+
+def test_the_carrier_is_named_only_beyond_noise():
+    """Identical combatants never carry the fight; one dealing twice as much does."""
+    from engine.stats import Tally
+
+    def with_damage(first, second):
+        infos = (
+            CombatantInfo("fighter", "a", "Fighter", 20),
+            CombatantInfo("rogue", "b", "Rogue", 18),
+        )
+        tally = Tally(2, 2)
+        for i in range(400):
+            # deterministic spread: both vary, around their own means
+            d1, d2 = first + (i % 5) - 2, second + (i % 7) - 3
+            tally.add(
+                FightSummary(i % 2, 5, ((1, 0, d1, 3, 0, 0, 0, 1), (1, 0, d2, 3, 0, 0, 0, 1)))
+            )
+        return build_report(
+            map_name="m", sides=("a", "b"), combatants=infos, runs=400, seed=1,
+            round_cap=100, summaries=tally,
+        )  # fmt: skip
+
+    same = analyse(with_damage(6, 6))
+    assert not any(f.kind == "carry" for f in same.facts)
+    clear = analyse(with_damage(12, 6))
+    carry = next(f for f in clear.facts if f.kind == "carry")
+    assert carry.subjects == ("fighter", "a")

@@ -43,7 +43,8 @@ HEADERS = [
 
 PCT = r"(\d+\.\d)%"
 WIN_RE = re.compile(
-    rf"^Victoires (?P<side>\S+) : {PCT} \((?P<n>\d+)\) — bande 3σ : \[{PCT}, {PCT}\]$"
+    rf"^Victoires (?P<side>\S+) : {PCT} \((?P<n>\d+)\) — bande 3σ : \[{PCT}, {PCT}\], "
+    rf"Wilson : \[{PCT}, {PCT}\]$"
 )
 DRAW_RE = re.compile(rf"^Nuls : {PCT} \((\d+)\)$")
 ROUNDS_RE = re.compile(r"^Rounds moyens : (\d+\.\d)$")
@@ -79,6 +80,14 @@ def band(wins: int, n: int) -> tuple[str, str, str]:
     s = math.sqrt(p * (1 - p) / n)
     lo, hi = max(0.0, p - 3 * s), min(1.0, p + 3 * s)
     return tuple(f"{100 * x:.1f}" for x in (p, lo, hi))  # type: ignore[return-value]
+
+
+def wilson(wins: int, n: int, z: float = 3.0) -> tuple[str, str]:
+    """Independent closed form of the Wilson score interval at z, as printed."""
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return f"{100 * max(0.0, centre - half):.1f}", f"{100 * min(1.0, centre + half):.1f}"
 
 
 def split_row(line: str) -> list[str]:
@@ -152,6 +161,8 @@ def test_report_counts_and_bands(quick200: dict[str, object]) -> None:
         rate, lo, hi = band(wins, runs)
         assert (m[2], m[4], m[5]) == (rate, lo, hi), line
         assert float(m[4]) <= float(m[2]) <= float(m[5])
+        assert (m[6], m[7]) == wilson(wins, runs), line
+        assert float(m[6]) <= float(m[2]) <= float(m[7])
     m = DRAW_RE.match(lines[8])
     assert m
     draws = int(m[2])

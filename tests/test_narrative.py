@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,9 +109,18 @@ def test_checker_on_a_balanced_report(end, why):
     assert (reason is None) if why is None else (reason is not None and why in reason)
 
 
+def sample(name: str) -> dict[str, Any]:
+    """A report of ``bench/report_samples.py`` (built, deterministic)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from report_samples import SAMPLES, build
+
+    return build(next(s for s in SAMPLES if s.name == name))
+
+
 def test_checker_rejects_names_outside_the_fact_and_wrong_levers():
-    a = analyse(ECRASANT)
-    checker = Checker(a, ECRASANT)
+    report = sample("ecrasant_porteur")
+    a = analyse(report)
+    checker = Checker(a, report)
     carry = next(f for f in a.facts if f.kind == "carry")
     other = next(c for c in a.combatants if c not in carry.subjects)
     assert "ne le concerne pas" in (checker.check(carry, f"devant {other} et les autres") or "")
@@ -125,7 +135,10 @@ def test_checker_rejects_names_outside_the_fact_and_wrong_levers():
 def test_checker_accepts_names_of_combatants_with_digits():
     found = [
         (r, a, f)
-        for r in (load(p.stem) for p in sorted((ROOT / "tests" / "reports").glob("*.json")))
+        for r in [
+            *(load(p.stem) for p in sorted((ROOT / "tests" / "reports").glob("*.json"))),
+            sample("ecrasant_porteur"),
+        ]
         for a in [analyse(r)]
         for f in a.facts
         if f.subjects and any(ch.isdigit() for ch in f.subjects[0])
@@ -223,8 +236,8 @@ def test_the_word_budget_of_a_line_keeps_long_analyses_short():
     from harness.analysis import fill
     from harness.narrative import LINE_WORDS, MIN_LINE_WORDS, TARGET_WORDS, line_grammar, line_words
 
-    assert line_words(analyse(ECRASANT)) == LINE_WORDS  # six facts: the full budget
-    many = analyse(load("trois_camps_outsider"))
+    assert line_words(analyse(ECRASANT)) == LINE_WORDS  # four facts: the full budget
+    many = analyse(sample("inactif"))
     fixed = sum(len(fill(f.head, many.values).split()) for f in many.facts)
     budget = line_words(many)
     assert MIN_LINE_WORDS <= budget < LINE_WORDS
@@ -252,9 +265,10 @@ def test_the_word_budget_of_a_line_keeps_long_analyses_short():
     ],
 )
 def test_checker_on_the_fact_that_a_combatant_of_the_losing_side_carries_the_fight(end, why):
-    a, carry = fact(load("monstres_dominent"), "porteur")
+    report = sample("porteur_perdant")
+    a, carry = fact(report, "porteur")
     assert (a.favoured, carry.subjects) == ("monsters", ("goblin-2", "players"))
-    reason = Checker(a, load("monstres_dominent")).check(carry, end)
+    reason = Checker(a, report).check(carry, end)
     assert (reason is None) if why is None else (reason is not None and why in reason), reason
 
 

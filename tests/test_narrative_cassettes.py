@@ -84,8 +84,8 @@ def test_a_recorded_answer_the_checker_rejects_is_regenerated():
 
 
 def test_recorded_rejections_in_a_row_send_the_narrative_to_the_template():
-    light = ROOT / "cassettes" / "narrative_ecrasant_qwen05.json"
-    report = load("ecrasant")
+    light = ROOT / "cassettes" / "narrative_quatre_camps_qwen05.json"
+    report = load("quatre_camps")
     story = narrate(report, ReplayModel(light))
     assert story.path == PATH_TEMPLATE
     assert story.lines == template_narrative(analyse(report))

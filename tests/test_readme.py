@@ -68,3 +68,18 @@ def test_sweep_example_matches_the_real_output(capsys, monkeypatch):
     assert main(command.split()[3:]) == 0
     out, _ = capsys.readouterr()
     assert f"$ {command}\n{out}```" in readme, "README sweep output is stale"
+
+
+def test_encounter_excerpts_match_the_real_output(capsys, monkeypatch):
+    """Every ``$ uv run pf1e-sim --encounter FILE`` block cut with « … » is the real
+    output's beginning (the scripted brutes' figures had gone stale unnoticed)."""
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(
+        r"```\n\$ uv run pf1e-sim (--encounter \S+)\n(.*?)\n…\n```", readme, flags=re.S
+    )
+    assert len(blocks) >= 2
+    for command, excerpt in blocks:
+        assert main(command.split()) == 0
+        out, _ = capsys.readouterr()
+        assert out.startswith(excerpt + "\n"), f"README excerpt of {command} is stale"
