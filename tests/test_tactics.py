@@ -217,3 +217,28 @@ def test_the_played_plan_is_the_chosen_option():
             plan = policy.decide(obs)
             assert plan.actions == chosen[0].actions
             assert plan.rationale is not None and plan.rationale.startswith(chosen[0].id + " — ")
+
+
+def test_a_menu_of_ten_options_or_more_is_numbered_on_two_digits():
+    class Record:
+        model_id = "record"
+
+        def __init__(self):
+            self.requests: list[ChatRequest] = []
+
+        def complete(self, request):
+            self.requests.append(request)
+            ids = request.json_schema["properties"]["option_id"]["enum"]
+            return ChatResponse(json.dumps({"option_id": ids[-1]}), 1, 1, 0.0, self.model_id)
+
+    model = Record()
+    policy = LLMPolicy(model, hidden_kinds=frozenset())
+    for obs in _situations():
+        policy.decide(obs)
+    long = [r for r in model.requests if len(r.json_schema["properties"]["option_id"]["enum"]) >= 10]
+    assert long
+    for request in long:
+        ids = request.json_schema["properties"]["option_id"]["enum"]
+        assert ids[0] == "01" and all(len(i) == 2 for i in ids)
+        assert request.grammar == decision_grammar(ids)
+        assert f"\n{ids[-1]}. " in request.messages[1].content
