@@ -235,7 +235,8 @@ def test_a_menu_of_ten_options_or_more_is_numbered_on_two_digits():
     policy = LLMPolicy(model, hidden_kinds=frozenset())
     for obs in _situations():
         policy.decide(obs)
-    long = [r for r in model.requests if len(r.json_schema["properties"]["option_id"]["enum"]) >= 10]
+    enums = [r.json_schema["properties"]["option_id"]["enum"] for r in model.requests]
+    long = [r for r, ids in zip(model.requests, enums, strict=True) if len(ids) >= 10]
     assert long
     for request in long:
         ids = request.json_schema["properties"]["option_id"]["enum"]
