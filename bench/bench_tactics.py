@@ -21,7 +21,7 @@ encounter, round cap 3). Full-size run (documented in the README):
 --round-cap 6``.
 
 Usage: ``uv run python bench/bench_tactics.py [--model local] [--model local:qwen-0.5b]
-[--fights 2] [--round-cap 3] [--seed 1]``.
+[--fights 2] [--round-cap 3] [--seed 1] [--only 1 3]``.
 """
 
 from __future__ import annotations
@@ -147,7 +147,8 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
     spy = Spy(policy, counts)
     out: dict[str, Any] = {"model": spec, "encounters": []}
     seeds = range(args.seed, args.seed + args.fights)
-    for name, enc, side in encounters():
+    chosen = [e for i, e in enumerate(encounters(), 1) if not args.only or i in args.only]
+    for name, enc, side in chosen:
         other = "monsters" if side == "players" else "players"
         wins = 0
         for seed in seeds:
@@ -196,6 +197,7 @@ def main() -> None:
     parser.add_argument("--fights", type=int, default=2)
     parser.add_argument("--round-cap", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", type=int, nargs="*", help="numéros des rencontres (1 2 3)")
     parser.add_argument("--json", type=Path, help="écrit aussi les chiffres dans ce fichier")
     args = parser.parse_args()
     models = args.model or ["local", "local:qwen-0.5b"]
