@@ -565,6 +565,29 @@ class Observation:
             creatures=self._occupied(me.id, enemy.id),
         )
 
+    def distance_from(self, cell: Cell, target_id: str) -> int:
+        """5-10-5 distance in feet to ``target_id`` were the actor on ``cell``."""
+        me, tgt = self.actor, self._by_id[target_id]
+        if self._simple:
+            return distance_ft(self._gmap, cell, tgt.cell)
+        return body_distance_ft(self._gmap, cell, me.space, tgt.cell, tgt.space)
+
+    def target_cover_from(self, cell: Cell, target_id: str, attack: AttackProfile) -> int:
+        """Cover of ``target_id`` against ``attack`` made by the actor standing on
+        ``cell`` (as the engine judges the attack roll: other creatures give cover
+        against ranged attacks only)."""
+        me, tgt = self.actor, self._by_id[target_id]
+        creatures = () if attack.is_melee else self._occupied(me.id, tgt.id)
+        return body_cover(
+            self._gmap, cell, me.space, tgt.cell, tgt.space, attack, creatures=creatures
+        )
+
+    def threatening(self, cell: Cell) -> tuple[str, ...]:
+        """Ids of the active enemies that threaten the actor's space were it on
+        ``cell`` (leaving it, or shooting from it, provokes them), in deployment order."""
+        me = self.actor
+        return tuple(e.id for e in self.enemies() if threatens(self._gmap, e, cell, me.space))
+
     # -- per-pair facts -----------------------------------------------------
     def distance_ft(self, target_id: str) -> int:
         """5-10-5 distance in feet from the actor to ``target_id`` (cheap)."""

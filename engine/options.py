@@ -89,11 +89,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One turn plan the acting combatant may choose."""
+    """One turn plan the acting combatant may choose.
+
+    ``path`` lists the squares the plan walks, in order, its starting square
+    excluded (the anchor of a bigger creature's space); empty when it does not
+    move. Policies read it to tell which squares a plan leaves (attacks of
+    opportunity); it is not part of the JSON form.
+    """
 
     id: str
     label: str
     actions: tuple[Action, ...]
+    path: tuple[Cell, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -222,6 +229,7 @@ def _tumble_options(
                     f"tumble:{enemy.id}",
                     f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
                     (MoveAction(target_id=enemy.id, tumble=True),),
+                    walked.cells,
                 )
             )
     return out
@@ -289,6 +297,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     f"charge:{tid}",
                     f"charge sur {tid} ({charge.attack.name})",
                     (ChargeAction(target_id=tid, weapon_id=charge.attack.id),),
+                    charge.path.cells if charge.path is not None else (),
                 )
             )
         if me.speed_effective_ft > 5 and obs.melee_weapon_for(tid) is None:
@@ -305,6 +314,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                             FiveFootStepAction(destination=(r, c)),
                             FullAttackAction(target_id=tid),
                         ),
+                        (step,),
                     )
                 )
     for enemy in obs.enemies():
@@ -326,6 +336,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                             MoveAction(target_id=tid),
                             AttackAction(target_id=tid, weapon_id=attack.id),
                         ),
+                        walked.cells,
                     )
                 )
         out.append(
@@ -333,6 +344,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                 f"move:{tid}",
                 f"approche de {tid} ({5 * walked.cost} pieds)",
                 (MoveAction(target_id=tid),),
+                walked.cells,
             )
         )
     for enemy in obs.enemies():
@@ -358,6 +370,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     f"run:{enemy.id}",
                     f"course vers {enemy.id} ({5 * ran.cost} pieds, CA sans Dex)",
                     (RunAction(target_id=enemy.id),),
+                    ran.cells,
                 )
             )
     out += _tumble_options(obs, gmap, occupied, hostile)
@@ -366,7 +379,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     )
     if retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
-        out.append(Option("withdraw", label, (WithdrawAction(),)))
+        out.append(Option("withdraw", label, (WithdrawAction(),), retreat.cells))
     out += _hide_option(obs, gmap)
     if any(a.range_increment_ft is not None for e in obs.enemies() for a in e.attacks):
         out.append(

@@ -8,9 +8,15 @@ Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
 (the static rules first, identical for every combatant and turn, so a local
 model can reuse its KV cache; then the combatant, the situation and the menu),
 asks for a JSON object constrained by a schema whose ``option_id`` is an enum
-of the menu's numbers (the model sees the options numbered, which costs it one
-or two tokens to write; the transcript keeps the menu's stable ids), validates
-the answer with pydantic and plays the chosen option's actions. Providers that
+of the menu's numbers, validates the answer with pydantic and plays the chosen
+option's actions. The model sees the options numbered with fixed-width numbers
+(« 1 »…« 9 », or « 01 »…« 12 » in a menu of ten or more: no number is the
+start of another, so a grammar cannot extend one id into another), each followed
+by the figures a player would weigh (:mod:`policies.tactics`: chance to hit,
+expected damage, the target's hp left, attacks of opportunity risked); the
+transcript keeps the menu's stable ids. ``order_seed`` shows the same options in
+another order (deterministic, seeded): the position-bias check
+(:func:`position_bias`) asks again with it and compares the choices. Providers that
 decode under a grammar also get the answer's forced start (``prefill``) and a
 GBNF grammar of the id, and write the short rationale as free text (see
 :class:`ChatRequest`). An invalid or unusable answer gets one retry with the
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +48,7 @@ from engine.actions import TurnPlan
 from engine.observation import Observation
 from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
+from policies.tactics import dominated, option_figures
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 #: longest rationale accepted, in characters
@@ -242,9 +250,39 @@ HIDDEN_KINDS = frozenset(
 )
 
 
-def shown_options(obs: Observation, hidden: frozenset[str]) -> tuple[Any, ...]:
-    """The menu as the model sees it: ``obs.legal_options`` minus ``hidden`` kinds."""
-    return tuple(o for o in obs.legal_options if o.id.split(":")[0] not in hidden)
+def shown_options(
+    obs: Observation, hidden: frozenset[str], order_seed: int | None = None
+) -> tuple[Any, ...]:
+    """The menu as the model sees it: ``obs.legal_options`` minus ``hidden`` kinds
+    and minus the options another one does better (:func:`policies.tactics.dominated`),
+    in the menu's order, or shuffled by ``order_seed`` (:func:`reorder`)."""
+    kept = tuple(o for o in obs.legal_options if o.id.split(":")[0] not in hidden)
+    worse = dominated(kept)
+    kept = tuple(o for o in kept if o.id not in worse)
+    return kept if order_seed is None else reorder(kept, obs, order_seed)
+
+
+def reorder(options: tuple[Any, ...], obs: Observation, seed: int) -> tuple[Any, ...]:
+    """``options`` in another order, the same for the same situation and seed
+    (never the menu's own order when there are two options or more)."""
+    if len(options) < 2:
+        return options
+    key = f"{seed}|{obs.fight_key}|{obs.round}|{obs.acting_id}|{[o.id for o in options]}"
+    rng = random.Random(hashlib.sha256(key.encode("utf-8")).hexdigest())
+    shuffled = list(options)
+    while shuffled == list(options):
+        rng.shuffle(shuffled)
+    return tuple(shuffled)
+
+
+def option_ids(count: int) -> list[str]:
+    """The numbers the model sees: fixed width, so that no id is the start of another.
+
+    >>> option_ids(3), option_ids(11)[:2], option_ids(11)[-1]
+    (['1', '2', '3'], ['01', '02'], '11')
+    """
+    width = len(str(count))
+    return [f"{i:0{width}d}" for i in range(1, count + 1)]
 
 
 class LLMPolicy:
@@ -263,8 +301,11 @@ class LLMPolicy:
         max_tokens: int = 48,
         seed: int = 0,
         hidden_kinds: frozenset[str] = HIDDEN_KINDS,
+        order_seed: int | None = None,
     ) -> None:
         self.model = model
+        #: shows the options in a seeded order (the position-bias check)
+        self.order_seed = order_seed
         self.retries = retries
         self.breaker_threshold = breaker_threshold
         self.max_tokens = max_tokens
@@ -279,7 +320,12 @@ class LLMPolicy:
         self._fight_fallbacks = 0
 
     # -- prompt -----------------------------------------------------------------
-    def messages(self, obs: Observation, error: str | None = None) -> tuple[ChatMessage, ...]:
+    def messages(
+        self, obs: Observation, error: str | None = None, options: tuple[Any, ...] | None = None
+    ) -> tuple[ChatMessage, ...]:
+        """The prompt of one decision over ``options`` (default: :meth:`options`)."""
+        if options is None:
+            options = self.options(obs)
         me = obs.actor
         spec = me.static.profile.spec
         profile = {
@@ -326,12 +372,16 @@ class LLMPolicy:
             # the model sees the options by number (one or two tokens to write);
             # the transcript keeps the menu's own stable ids
             options=[
-                {"id": str(i), "label": o.label}
-                for i, o in enumerate(shown_options(obs, self.hidden_kinds), 1)
+                {"id": i, "label": o.label, "figures": option_figures(obs, o).text()}
+                for i, o in zip(option_ids(len(options)), options, strict=True)
             ],
             error=error,
         )
         return (ChatMessage("system", system), ChatMessage("user", user))
+
+    def options(self, obs: Observation) -> tuple[Any, ...]:
+        """The options shown to the model, in the order it sees them."""
+        return shown_options(obs, self.hidden_kinds, self.order_seed)
 
     # -- decision ---------------------------------------------------------------
     def _heuristic(self, obs: Observation, reason: str) -> TurnPlan:
@@ -346,14 +396,24 @@ class LLMPolicy:
         self.telemetry.decisions += 1
         if self._fight_fallbacks >= self.breaker_threshold:
             return self._heuristic(obs, "circuit_breaker")
-        options = shown_options(obs, self.hidden_kinds)
-        ids = [str(i) for i in range(1, len(options) + 1)]
+        chosen = self.choose(obs)
+        if isinstance(chosen, str):
+            return self._heuristic(obs, chosen)
+        option, rationale = chosen
+        # the plan played is the chosen option's, action for action
+        return TurnPlan(option.actions, f"{option.id} — {rationale or option.label}")
+
+    def choose(self, obs: Observation) -> tuple[Any, str | None] | str:
+        """The option the model chooses and its rationale, or why there is none
+        (``model_error``, ``invalid_output``): one call, and the retries."""
+        options = self.options(obs)
+        ids = option_ids(len(options))
         schema = decision_schema(ids)
         grammar = decision_grammar(ids)
         error: str | None = None
         for attempt in range(self.retries + 1):
             request = ChatRequest(
-                self.messages(obs, error),
+                self.messages(obs, error, options),
                 schema,
                 self.max_tokens,
                 0.0,
@@ -371,7 +431,7 @@ class LLMPolicy:
                 try:
                     response = complete_checked(self.model, request)
                 except ModelError:
-                    return self._heuristic(obs, "model_error")
+                    return "model_error"
                 self.telemetry.model_calls += 1
                 self.telemetry.tokens_in += response.tokens_in
                 self.telemetry.tokens_out += response.tokens_out
@@ -385,10 +445,55 @@ class LLMPolicy:
                     continue
                 option_id, rationale = parsed
                 self._cache[key] = parsed
-            option = options[ids.index(option_id)]
-            why = rationale or option.label
-            return TurnPlan(option.actions, f"{option.id} — {why}")
-        return self._heuristic(obs, "invalid_output")
+            return options[ids.index(option_id)], rationale
+        return "invalid_output"
+
+
+@dataclass(frozen=True, slots=True)
+class BiasCheck:
+    """The same situations asked in the menu's order and in a shuffled one."""
+
+    #: per situation, the stable id chosen in each order (None: no valid answer)
+    choices: tuple[tuple[str | None, str | None], ...]
+
+    @property
+    def compared(self) -> int:
+        """Situations where both orders got a valid answer."""
+        return sum(1 for a, b in self.choices if a is not None and b is not None)
+
+    @property
+    def agreements(self) -> int:
+        return sum(1 for a, b in self.choices if a is not None and a == b)
+
+    @property
+    def rate(self) -> float | None:
+        return self.agreements / self.compared if self.compared else None
+
+
+def position_bias(
+    model: ChatModel,
+    observations: list[Observation],
+    *,
+    seed: int = 1,
+    known: list[str | None] | None = None,
+    **policy: Any,
+) -> BiasCheck:
+    """Ask ``model`` about each situation twice, with the options in the menu's
+    order and shuffled (:func:`reorder` with ``seed``), and compare the stable ids
+    chosen: a model that reads the options chooses the same one. ``known``: the
+    choices already made in the menu's order (a fight's decisions), not asked
+    again. ``policy``: the other :class:`LLMPolicy` settings (``max_tokens``…)."""
+
+    def ask(p: LLMPolicy, obs: Observation) -> str | None:
+        got = p.choose(obs)
+        return None if isinstance(got, str) else got[0].id
+
+    plain = LLMPolicy(model, **policy)
+    shuffled = LLMPolicy(model, order_seed=seed, **policy)
+    firsts = known if known is not None else [ask(plain, obs) for obs in observations]
+    return BiasCheck(
+        tuple((a, ask(shuffled, obs)) for a, obs in zip(firsts, observations, strict=True))
+    )
 
 
 def _parse(text: str, ids: list[str]) -> tuple[str, str | None] | str:

@@ -126,3 +126,37 @@ def test_a_request_missing_from_the_cassette_names_the_record_command(capsys, mo
     ])  # fmt: skip
     _, err = capsys.readouterr()
     assert code == 2 and "réenregistrez-la : uv run python scripts/record_cassettes.py" in err
+
+
+def test_every_replayed_choice_is_the_option_played_with_its_figures():
+    """Each recorded answer names an option of the fixed-width menu; the plan played
+    is that option's actions, the menu the model read carried each option's figures,
+    and no recorded choice shot a target at 0 hp or below."""
+    from policies.llm import option_ids
+    from policies.tactics import option_figures
+
+    policy = LLMPolicy(ReplayModel(FOCUS), max_tokens=48)
+    seen = []
+
+    class Spy:
+        explain = True
+
+        def decide(self, obs):
+            shown = policy.options(obs)
+            plan = policy.decide(obs)
+            chosen = next(o for o in shown if o.id == plan.rationale.split(" — ")[0])
+            assert plan.actions == chosen.actions
+            prompt = policy.messages(obs, None, shown)[1].content
+            for number, option in zip(option_ids(len(shown)), shown, strict=True):
+                assert f"\n{number}. {option.label} : " in prompt
+            assert "AO " in prompt
+            seen.append((obs, chosen))
+            return plan
+
+    for seed in range(1, 4):
+        play_fight(encounter(), seed, {"players": Spy(), "monsters": HeuristicPolicy()},
+                   round_cap=4)  # fmt: skip
+    assert len(seen) == policy.telemetry.decisions and policy.telemetry.fallbacks == {}
+    targets = [(obs, option_figures(obs, chosen)) for obs, chosen in seen]
+    assert any(fig.target for _obs, fig in targets)
+    assert not any(fig.target and fig.target_hp <= 0 for _obs, fig in targets)

@@ -56,7 +56,7 @@ def _menu(request):
     """The numbered menu shown to the model: ``{label: number}``."""
     return {
         m.group(2): m.group(1)
-        for m in re.finditer(r"^(\d+)\. (.+)$", request.messages[1].content, re.MULTILINE)
+        for m in re.finditer(r"^(\d+)\. (.+?) : ", request.messages[1].content, re.MULTILINE)
     }
 
 
@@ -83,8 +83,9 @@ def test_the_model_choice_is_played_and_explained():
     assert first.messages[0].role == "system" and first.messages[1].role == "user"
     # the model sees the options by number; the enum is exactly the menu's numbers
     menu = _menu(first)
+    width = len(str(len(menu)))
     assert first.json_schema["properties"]["option_id"]["enum"] == [
-        str(i) for i in range(1, len(menu) + 1)
+        f"{i:0{width}d}" for i in range(1, len(menu) + 1)
     ]
     assert sorted(menu.values(), key=int) == first.json_schema["properties"]["option_id"]["enum"]
     assert "outrance sur weak (bow)" in menu

@@ -1,0 +1,253 @@
+"""The figures a player weighs for each option of the menu, from the Observation.
+
+For every turn plan of ``obs.legal_options`` :func:`option_figures` computes,
+with the observation's own rule helpers (no engine state, nothing the engine's
+turn loop pays for: only a policy that asks gets them):
+
+* the chance of each attack roll to hit: d20 + the attack's bonus and the
+  modifiers the observation exposes (iterative penalty, range increments,
+  shooting into a melee, flanking, high ground, charge, prone, fighting
+  defensively, aid) against the target's AC (touch AC for touch attacks and
+  firearms in their first increment, no Dex against a running target, cover
+  from the square the attack is made from, charge, prone, defence and aid
+  bonuses); a natural 1 always misses and a natural 20 always hits, so every
+  chance lies between 5 and 95 %;
+* the expected damage: the sum over the rolls of chance × mean damage (at
+  least 1 on a hit), **critical hits and damage reduction ignored**, capped at
+  what takes the target out of the fight (its hp + 1: below 0 it is dying), so
+  a shot at a target left at 0 hp weighs at most 1;
+* the target's hp left (and maximum);
+* the enemies whose attack of opportunity the plan risks: those threatening a
+  square it leaves (the withdraw's first square and the 5-foot step excepted),
+  a square it shoots from, or the square it stands up in, that still have an
+  attack of opportunity this round.
+
+Modifiers the observation does not expose from a square the plan moves to
+(high ground, shooting into a melee) are taken from the current square;
+concealment is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import (
+    Action,
+    AttackAction,
+    ChargeAction,
+    FightDefensivelyAction,
+    FullAttackAction,
+    MoveAction,
+    RunAction,
+    StandUpAction,
+    WithdrawAction,
+)
+from engine.attack import (
+    CHARGE_AC_PENALTY,
+    CHARGE_ATTACK_BONUS,
+    FIGHT_DEFENSIVELY_PENALTY,
+    FLANKING_BONUS,
+    HIGH_GROUND_BONUS,
+    MULTIATTACK_SECONDARY,
+    PRONE_AC_VS_MELEE,
+    PRONE_AC_VS_RANGED,
+    PRONE_ATTACK,
+    SECONDARY_NATURAL,
+    SHOOTING_INTO_MELEE,
+    iterative_penalties,
+)
+from engine.creatures import AttackProfile
+from engine.maps import Cell
+from engine.observation import CombatantView, Observation
+from engine.options import Option
+from engine.reach import range_penalty
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What one option is worth, as a player would weigh it."""
+
+    #: the attacked combatant (None: the plan attacks no one)
+    target: str | None = None
+    #: chance to hit of each attack roll, in order
+    hit: tuple[float, ...] = ()
+    #: expected damage, crits ignored, capped at the target's hp + 1
+    damage: float = 0.0
+    target_hp: int = 0
+    target_hp_max: int = 0
+    #: enemies whose attack of opportunity the plan risks
+    provokes: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The French summary shown after the option's label."""
+        parts: list[str] = []
+        if self.target is not None:
+            hits = "/".join(f"{round(100 * p)}" for p in self.hit)
+            parts += [
+                f"toucher {hits} %",
+                f"dégâts {self.damage:.1f}".replace(".", ","),
+                f"{self.target} {self.target_hp}/{self.target_hp_max} pv",
+            ]
+        parts.append(f"AO {len(self.provokes)}")
+        return " ; ".join(parts)
+
+
+def hit_chance(bonus: int, ac: int) -> float:
+    """Chance that d20 + ``bonus`` ≥ ``ac``, natural 1 missing and 20 hitting.
+
+    >>> hit_chance(4, 17), hit_chance(30, 10), hit_chance(0, 40)
+    (0.4, 0.95, 0.05)
+    """
+    return min(0.95, max(0.05, (21 - (ac - bonus)) / 20))
+
+
+def mean_damage(attack: AttackProfile) -> float:
+    """Mean damage of one hit: every part's dice, the flat bonus, at least 1."""
+    return max(1.0, sum(p.dice.mean for p in attack.parts) + attack.damage_bonus)
+
+
+def _attack_of(me: CombatantView, weapon_id: str | None) -> AttackProfile | None:
+    return next((a for a in me.attacks if a.id == weapon_id), None)
+
+
+def _rolls(
+    obs: Observation, action: AttackAction | FullAttackAction | ChargeAction, cell: Cell
+) -> list[tuple[AttackProfile, int]]:
+    """The attack rolls of one attacking action made from ``cell``: (attack, penalty)."""
+    me, tid = obs.actor, action.target_id
+    assert tid is not None
+    weapon = _attack_of(me, action.weapon_id) if action.weapon_id else None
+    if weapon is None:
+        weapon = obs.weapon_from(cell, tid)
+    if weapon is None:
+        return []
+    if isinstance(action, FullAttackAction) and weapon.natural:
+        dist = obs.distance_from(cell, tid)
+        return [
+            (a, 0)
+            for a in me.attacks
+            if a.natural and (a is weapon or dist <= (a.reach_ft if a.is_melee else a.max_range_ft))
+            for _ in range(a.count)
+        ]
+    if isinstance(action, FullAttackAction):
+        pens = iterative_penalties(me.static.profile.spec.bab, weapon)
+        return [(weapon, p) for p in pens for _ in range(weapon.count)]
+    return [(weapon, 0)] * weapon.count
+
+
+def _roll_chance(
+    obs: Observation,
+    attack: AttackProfile,
+    penalty: int,
+    target: CombatantView,
+    cell: Cell,
+    plan: tuple[Action, ...],
+) -> float:
+    me = obs.actor
+    pair = obs.pair(target.id)
+    charge = any(isinstance(a, ChargeAction) for a in plan)
+    bonus = attack.attack_bonus + penalty
+    if attack.spec.secondary:
+        multi = "multiattack" in me.static.profile.features
+        bonus += MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL
+    dist = obs.distance_from(cell, target.id)
+    if attack.is_melee:
+        if cell == me.cell and pair.high_ground:
+            bonus += HIGH_GROUND_BONUS
+        if obs.flanking_from(cell, target.id):
+            bonus += FLANKING_BONUS
+    else:
+        bonus += range_penalty(attack, dist)
+        if pair.shooting_into_melee:
+            bonus += SHOOTING_INTO_MELEE
+    if charge:
+        bonus += CHARGE_ATTACK_BONUS
+    if any(isinstance(a, FightDefensivelyAction) for a in plan):
+        bonus += FIGHT_DEFENSIVELY_PENALTY
+    if me.prone and not any(isinstance(a, StandUpAction) for a in plan):
+        bonus += PRONE_ATTACK
+    bonus += me.aid_bonus("attack").get(target.id, 0)
+
+    spec_ac = target.static.profile.spec.ac
+    touch = attack.kind == "touch" or attack.spec.splash is not None
+    if attack.spec.firearm and attack.range_increment_ft is not None:
+        touch = dist <= attack.range_increment_ft
+    ac = spec_ac.touch if touch else spec_ac.total
+    if target.running and "run" not in target.static.profile.features:
+        ac -= max(0, spec_ac.total - spec_ac.flat_footed)
+    ac += obs.target_cover_from(cell, target.id, attack)
+    if target.charging:
+        ac -= CHARGE_AC_PENALTY
+    if target.prone:
+        ac += PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
+    ac += target.defense_ac_bonus + target.aid_bonus("ac").get(me.id, 0)
+    return hit_chance(bonus, ac)
+
+
+def _left_squares(obs: Observation, option: Option) -> list[Cell]:
+    """The squares the plan leaves by moving (those that provoke)."""
+    me = obs.actor
+    out: list[Cell] = []
+    for action in option.actions:
+        if isinstance(action, MoveAction) and action.tumble:
+            continue  # Acrobatics against each threatening enemy instead of provoking
+        if isinstance(action, StandUpAction):
+            out.append(me.cell)
+        elif isinstance(action, (MoveAction, ChargeAction, RunAction, WithdrawAction)):
+            squares = [me.cell, *option.path[:-1]]
+            out += squares[1:] if isinstance(action, WithdrawAction) else squares
+    return out
+
+
+def option_figures(obs: Observation, option: Option) -> Figures:
+    """The :class:`Figures` of one option of ``obs.legal_options`` (see module docstring)."""
+    me = obs.actor
+    end = option.path[-1] if option.path else me.cell
+    threat_cells = _left_squares(obs, option)
+    target: CombatantView | None = None
+    chances: list[float] = []
+    expected = 0.0
+    for action in option.actions:
+        if not isinstance(action, (AttackAction, FullAttackAction, ChargeAction)):
+            continue
+        if action.target_id is None:
+            continue
+        target = obs.combatant(action.target_id)
+        for attack, penalty in _rolls(obs, action, end):
+            p = _roll_chance(obs, attack, penalty, target, end, option.actions)
+            chances.append(p)
+            expected += p * mean_damage(attack)
+            if not attack.is_melee:
+                threat_cells.append(end)
+    provokes: list[str] = []
+    for cell in dict.fromkeys(threat_cells):
+        for eid in obs.threatening(cell):
+            if eid not in provokes and obs.combatant(eid).aoo_remaining > 0:
+                provokes.append(eid)
+    if target is None:
+        return Figures(provokes=tuple(provokes))
+    return Figures(
+        target=target.id,
+        hit=tuple(chances),
+        damage=min(expected, float(target.hp + 1)),
+        target_hp=target.hp,
+        target_hp_max=target.static.profile.spec.hp_max,
+        provokes=tuple(provokes),
+    )
+
+
+def dominated(options: tuple[Option, ...]) -> frozenset[str]:
+    """Ids of options another option of the menu does better than, everything else
+    equal: a single attack when the full attack with the same weapon on the same
+    target is offered (the menu's single attack leaves its move action unused),
+    and a move toward a target when the same move followed by an attack is offered.
+    """
+    ids = {o.id for o in options}
+    out: set[str] = set()
+    for o in options:
+        kind, _, rest = o.id.partition(":")
+        if kind == "attack" and f"full_attack:{rest}" in ids:
+            out.add(o.id)
+        if kind == "move" and any(i.startswith(f"move_attack:{rest}:") for i in ids):
+            out.add(o.id)
+    return frozenset(out)

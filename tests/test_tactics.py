@@ -1,0 +1,245 @@
+"""Per-option figures of the LLM menu, option ids, and the position-bias check."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from builders import make_map, make_profile, melee, ranged
+
+from engine.actions import TurnPlan
+from engine.creatures import load_combatant
+from engine.encounter import build_encounter
+from engine.maps import load_map
+from engine.runner import play_fight
+from policies.heuristic import HeuristicPolicy
+from policies.llm import (
+    ChatRequest,
+    ChatResponse,
+    LLMPolicy,
+    decision_grammar,
+    option_ids,
+    position_bias,
+    reorder,
+    shown_options,
+)
+from policies.tactics import dominated, hit_chance, option_figures
+
+ROOT = Path(__file__).resolve().parent.parent
+ROLL = re.compile(r" vs (\S+) d20=(\d+)([+-]\d+)=-?\d+ CA (\d+)")
+
+
+def _arena(players: int = 3):
+    gmap = load_map(ROOT / "data/maps/sample_arena.yaml")
+    g = load_combatant(ROOT / "data/monsters/goblin.json")
+    o = load_combatant(ROOT / "data/monsters/orc.json")
+    return build_encounter(gmap, [("players", [g] * players), ("monsters", [o, o])])
+
+
+@pytest.mark.parametrize("n", range(1, 31))
+def test_no_option_id_is_the_start_of_another(n):
+    ids = option_ids(n)
+    assert len(set(ids)) == n and len({len(i) for i in ids}) == 1
+    assert not any(a != b and b.startswith(a) for a in ids for b in ids)
+    grammar = decision_grammar(ids)
+    # every id is a whole alternative, closed by the quote
+    assert grammar.startswith('root ::= id "\\""\n')
+    assert grammar.split("id ::= ", 1)[1].strip().split(" | ") == [json.dumps(i) for i in ids]
+
+
+def test_hit_chance_keeps_natural_one_and_twenty():
+    assert hit_chance(0, 11) == 0.5
+    assert hit_chance(100, 10) == 0.95 and hit_chance(-100, 10) == 0.05
+
+
+class Explorer:
+    """Plays every kind of attacking option in turn and keeps its figures."""
+
+    explain = True
+
+    def __init__(self):
+        self.figures: dict[tuple[int, str, str], object] = {}
+        self.n = 0
+
+    def decide(self, obs):
+        attacking = [
+            o
+            for o in obs.legal_options
+            if o.id.split(":")[0] in ("attack", "full_attack", "move_attack", "charge")
+        ]
+        if not attacking:
+            return HeuristicPolicy().decide(obs)
+        self.n += 1
+        option = attacking[self.n % len(attacking)]
+        self.figures[(obs.round, obs.acting_id, option.id)] = option_figures(obs, option)
+        return TurnPlan(option.actions, option.id)
+
+
+@pytest.mark.parametrize("llm_side", ["players", "monsters"])
+def test_hit_chances_are_the_engine_s_odds(llm_side):
+    """The figure of each option is what the engine then rolls against: the same
+    modifiers and the same AC (range, cover, charge, flanking…), for the first roll."""
+    explorer = Explorer()
+    checked = 0
+    for seed in range(1, 13):
+        explorer.figures.clear()
+        other = "monsters" if llm_side == "players" else "players"
+        log = play_fight(
+            _arena(), seed, {llm_side: explorer, other: HeuristicPolicy()}, record=True
+        ).log
+        pending = None
+        for rnd, actor, message, _x in log:
+            match = re.match(r"raisonnement : (\S+)", message)
+            if match:
+                pending = (rnd, actor, match.group(1))
+                continue
+            roll = ROLL.search(message)
+            if pending and roll and actor == pending[1] and rnd == pending[0]:
+                fig = explorer.figures.get(pending)
+                if fig is not None and fig.target == roll.group(1):
+                    bonus, ac = int(roll.group(3)), int(roll.group(4))
+                    assert fig.hit[0] == hit_chance(bonus, ac), (pending, message)
+                    checked += 1
+                pending = None
+    assert checked >= 20
+
+
+def test_shooting_from_a_threatened_square_risks_an_attack_of_opportunity():
+    gmap = make_map(["......"], zones=["AB...."], deployment={"west": "A", "east": "B"})
+    archer = make_profile(name="Archer", hp_max=20, attacks=[ranged("bow", inc=100)])
+    brute = make_profile(name="Brute", hp_max=8, attacks=[melee(dmg="1d2")])
+    enc = build_encounter(gmap, [("west", [archer]), ("east", [brute])])
+    seen = {}
+
+    class Look:
+        def decide(self, obs):
+            if obs.actor.side == "west" and not seen:
+                seen.update({o.id: option_figures(obs, o) for o in obs.legal_options})
+            return HeuristicPolicy().decide(obs)
+
+    play_fight(enc, 1, {"west": Look(), "east": HeuristicPolicy()}, round_cap=1)
+    shot = seen["full_attack:brute:bow"]
+    assert shot.provokes == ("brute",) and shot.target_hp == 8
+    assert "AO 1" in shot.text() and "brute 8/8 pv" in shot.text()
+    assert seen["wait"].provokes == () and seen["wait"].text() == "AO 0"
+    withdraw = seen.get("withdraw")
+    assert withdraw is None or withdraw.provokes == ()  # its first square never provokes
+
+
+def test_dominated_options_are_not_shown_and_downed_targets_are_never_offered():
+    shown_ids: list[list[str]] = []
+
+    class Look:
+        def decide(self, obs):
+            shown = shown_options(obs, frozenset())
+            ids = [o.id for o in shown]
+            shown_ids.append(ids)
+            assert not dominated(shown)
+            for o in obs.legal_options:
+                if o.id.startswith("attack:"):
+                    assert o.id not in ids or f"full_attack:{o.id[7:]}" not in ids
+                fig = option_figures(obs, o)
+                if fig.target is not None:
+                    assert obs.combatant(fig.target).active  # hp ≥ 0, not dead
+            return HeuristicPolicy().decide(obs)
+
+    play_fight(_arena(), 2, {"players": Look(), "monsters": HeuristicPolicy()})
+    assert any(any(i.startswith("full_attack:") for i in ids) for ids in shown_ids)
+    assert not any(
+        i.startswith("attack:") and f"full_attack:{i[7:]}" in ids for ids in shown_ids for i in ids
+    )
+
+
+class Picker:
+    """A fake model: the first option, or the option with the best expected damage."""
+
+    model_id = "picker"
+
+    def __init__(self, reads: bool):
+        self.reads = reads
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        lines = re.findall(r"^(\d+)\. (.+)$", request.messages[1].content, re.MULTILINE)
+        if self.reads:
+
+            def worth(line):
+                m = re.search(r"dégâts (\d+,\d)", line[1])
+                return (float(m.group(1).replace(",", ".")) if m else -1.0, line[1])
+
+            pick = max(lines, key=worth)[0]
+        else:
+            pick = lines[0][0]
+        return ChatResponse(json.dumps({"option_id": pick}), 10, 2, 0.0, self.model_id)
+
+
+def _situations():
+    seen = []
+
+    class Keep:
+        def decide(self, obs):
+            seen.append(obs)
+            return HeuristicPolicy().decide(obs)
+
+    play_fight(_arena(), 3, {"players": Keep(), "monsters": HeuristicPolicy()}, round_cap=4)
+    return seen
+
+
+def test_the_position_bias_check_tells_a_reader_from_a_first_option_picker():
+    situations = _situations()
+    assert len(situations) >= 6
+    reader = position_bias(Picker(reads=True), situations, seed=1)
+    first = position_bias(Picker(reads=False), situations, seed=1)
+    assert reader.compared == len(situations) and reader.rate == 1.0
+    assert first.rate is not None and first.rate < 0.5
+
+
+def test_reorder_is_seeded_and_keeps_the_options():
+    obs = _situations()[-1]
+    options = shown_options(obs, frozenset())
+    again = reorder(options, obs, 7)
+    assert again == reorder(options, obs, 7) and sorted(again, key=id) == sorted(options, key=id)
+    if len(options) > 1:
+        assert again != options
+    policy = LLMPolicy(Picker(reads=False), order_seed=7)
+    assert policy.options(obs) == reorder(shown_options(obs, policy.hidden_kinds), obs, 7)
+
+
+def test_the_played_plan_is_the_chosen_option():
+    """Whatever the order shown, the plan is the chosen option's actions, and the
+    transcript names that option's stable id."""
+    for order_seed in (None, 3):
+        policy = LLMPolicy(Picker(reads=True), order_seed=order_seed)
+        for obs in _situations():
+            chosen = policy.choose(obs)
+            assert not isinstance(chosen, str)
+            plan = policy.decide(obs)
+            assert plan.actions == chosen[0].actions
+            assert plan.rationale is not None and plan.rationale.startswith(chosen[0].id + " — ")
+
+
+def test_a_menu_of_ten_options_or_more_is_numbered_on_two_digits():
+    class Record:
+        model_id = "record"
+
+        def __init__(self):
+            self.requests: list[ChatRequest] = []
+
+        def complete(self, request):
+            self.requests.append(request)
+            ids = request.json_schema["properties"]["option_id"]["enum"]
+            return ChatResponse(json.dumps({"option_id": ids[-1]}), 1, 1, 0.0, self.model_id)
+
+    model = Record()
+    policy = LLMPolicy(model, hidden_kinds=frozenset())
+    for obs in _situations():
+        policy.decide(obs)
+    enums = [r.json_schema["properties"]["option_id"]["enum"] for r in model.requests]
+    long = [r for r, ids in zip(model.requests, enums, strict=True) if len(ids) >= 10]
+    assert long
+    for request in long:
+        ids = request.json_schema["properties"]["option_id"]["enum"]
+        assert ids[0] == "01" and all(len(i) == 2 for i in ids)
+        assert request.grammar == decision_grammar(ids)
+        assert f"\n{ids[-1]}. " in request.messages[1].content
