@@ -14,13 +14,14 @@ on that side), then:
   expected behaviour must move the expected way (``more`` / ``less``):
   ``first:ROLE`` / ``first:NAME`` (share of fights whose side's first attack
   targets an enemy with that role tag / creature name), ``shared`` (share of the
-  side's attacks on the target of its previous attack, while that one stands), ``mate`` (share of
+  side's attacks on its current common target: the target of its first attack,
+  then, when that one falls, of the next attack), ``mate`` (share of
   the other allies' attacks on the target of Norg's last attack), ``distance``
   (mean feet to the nearest enemy at the start of a turn), ``aoo`` (attacks of
   opportunity taken per fight), ``charges``, ``withdraws``, ``total_defense``,
   ``moves`` (per fight), ``flanking`` (share of attacks made from a flanking
-  square, when the square is known), ``cover`` (share of turns begun in cover
-  from an enemy shooter), ``defense_before_contact`` (total defenses per fight
+  square, when the square is known), ``cover`` (at the start of a turn, the
+  share of the enemies with a ranged attack the actor's square has cover from), ``defense_before_contact`` (total defenses per fight
   before the side's first contact).
 
 A text passes when all four hold. Prints one line per text and the totals.
@@ -86,6 +87,8 @@ class Watch:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.c: Counter[str] = Counter()
+        #: the sum over turns of the share of enemy shooters the actor has cover from
+        self.covered = 0.0
         self.fights = 0
         self._fight: object = None
 
@@ -95,7 +98,7 @@ class Watch:
             self._fight = obs.fight_key
             self.fights += 1
             self.first = True
-            self.prev: str | None = None
+            self.focus: str | None = None
             self.last: dict[str, str] = {}
             self.contact = False
             self.tags = role_tags(obs.combatants, {})
@@ -111,8 +114,11 @@ class Watch:
             c["turns"] += 1
             c["dist_sum"] += min(obs.distance_ft(e.id) for e in enemies)
             shooters = [e.id for e in enemies if any(not a.is_melee for a in e.attacks)]
-            if any(obs.cover_from(me.cell, s) > 0 for s in shooters):
-                c["cover"] += 1
+            if shooters:
+                c["cover_n"] += 1
+                self.covered += sum(obs.cover_from(me.cell, s) > 0 for s in shooters) / len(
+                    shooters
+                )
         plan = self.inner.decide(obs)
         cell = me.cell
         moved = False
@@ -136,10 +142,12 @@ class Watch:
                     for tag in self.tags.get(tid, ()):
                         c[f"first:{tag}"] += 1
                 c["attacks"] += 1
-                if self.prev is not None and obs.combatant(self.prev).active:
+                focus = self.focus
+                if focus is None or not obs.combatant(focus).active:
+                    self.focus = tid
+                else:
                     c["shared_n"] += 1
-                    c["shared"] += self.prev == tid
-                self.prev = tid
+                    c["shared"] += focus == tid
                 mate = self.last.get(MATE)
                 if me.id != MATE and mate is not None and obs.combatant(mate).active:
                     c["mate_n"] += 1
@@ -177,7 +185,7 @@ def play(
         "total_defense": c["total_defense"] / n,
         "moves": c["move"] / n,
         "flanking": c["flanking"] / max(1, c["flank_n"]),
-        "cover": c["cover"] / max(1, c["turns"]),
+        "cover": watch.covered / max(1, c["cover_n"]),
         "defense_before_contact": c["defense_before_contact"] / n,
     }
     for key, value in c.items():
@@ -251,7 +259,7 @@ def main() -> None:
                 got, ref = metrics.get(metric, 0.0), base.get(metric, 0.0)
                 good = got > ref if way == "more" else got < ref
                 behaviour_ok &= good
-                parts.append(f"{metric} {got:.2f} vs {ref:.2f}{'' if good else ' ✗'}")
+                parts.append(f"{metric} {got:.3g} vs {ref:.3g}{'' if good else ' ✗'}")
             shown = "; ".join(parts) or "—"
         nc_found = sum(_fold(w) in reports for w in wanted_nc)
         ok = ok_fields and not extra and nc_found == len(wanted_nc) and behaviour_ok

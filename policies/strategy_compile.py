@@ -82,7 +82,8 @@ TACTICAL_WORDS: tuple[str, ...] = (
     r"feet\b", r"foot\b", r"ft\b", r"squares?\b", r"threat", r"flank", r"gang", r"surround",
     r"hold", r"advanc", r"health", r"hit points?", r"hp\b", r"wound", r"weak",
     r"strong", r"danger", r"nearest", r"closest", r"fight", r"battle", r"ambush", r"cover",
-    r"heal", r"leader",
+    r"heal", r"leader", r"go after", r"take (?:out|down)", r"first\b", r"chase",
+    r"d abord", r"en premier", r"priorit",
 )  # fmt: skip
 _TACTICAL = re.compile(r"\b(?:" + "|".join(TACTICAL_WORDS) + ")")
 
@@ -175,8 +176,8 @@ CHARGE_WORDS = _rx(r"charg\w*")
 FLAG_WORDS: dict[str, re.Pattern[str]] = {
     "focus_fire": _rx(r"tous ensemble", r"ensemble", r"tous sur", r"concentr\w*",
                       r"meme cible", r"une seule cible", r"together", r"focus fire",
-                      r"all on", r"same (?:enemy|target)", r"one target at a time",
-                      r"a la fois"),
+                      r"all on", r"same (?:enemy|target)", r"one (?:\w+ )?at a time",
+                      r"une? (?:seule? )?(?:\w+ )?a la fois"),
     "avoid_provoking": _rx(r"attaques? d opportunite", r"provoqu\w*", r"opportunit\w*",
                            r"provok\w*", r"aoos?"),
     "avoid_threatened": _rx(r"cases? menacees?", r"threatened (?:squares?|spaces?)",
@@ -320,6 +321,8 @@ _PRONOUNS = frozenset((
     "eux", "lui", "elle", "elles", "ils", "nous", "vous", "moi", "toi", "tous", "toutes",
     "autres", "them", "him", "her", "us", "you", "all", "others", "me",
 ))  # fmt: skip
+#: … or a noun phrase of two words at most (« and the enemy »)
+_ARTICLES = frozenset(("the", "le", "la", "les", "l", "un", "une", "a", "an", "leur", "leurs"))
 _SENTENCE = re.compile(r"(?<!\d)\.(?!\d)|[;!?\n]")
 
 
@@ -426,7 +429,10 @@ def fragments(text: str) -> list[Fragment]:
             if not _plain(piece):
                 continue
             cut = cuts[j - 1] if j else ""
-            if pieces and cut.strip() and _plain(piece) in _PRONOUNS:
+            words = _plain(piece).split()
+            if pieces and cut.strip() and (
+                _plain(piece) in _PRONOUNS or (len(words) <= 2 and words[0] in _ARTICLES)
+            ):
                 pieces[-1] = f"{pieces[-1]}{cut}{piece}"  # « … et eux »: not a clause
             else:
                 pieces.append(piece)
@@ -651,11 +657,18 @@ ASPECT_FR = {
 }  # fmt: skip
 
 
+#: the aspects answered yes or no (no « other »)
+FLAGS = frozenset(("focus_fire", "avoid_provoking", "avoid_threatened", "flank", "use_cover"))
+
+
 def question_schema(aspect: str, values: Sequence[str]) -> dict[str, Any]:
     """The answer's JSON Schema: ``{"answer": …}``, one of ``values``, ``not_said``
-    or ``other``; for ``targets``, a list of up to three of ``values`` (empty:
+    or ``other`` (not for the yes-or-no flags); for ``targets``, a list of up to three of ``values`` (empty:
     not said) or ``["other"]``."""
-    enum = [NOT_SAID, *values, OTHER] if aspect != "targets" else [*values, OTHER]
+    if aspect in FLAGS:  # yes or no: nothing else to say about a flag
+        enum = [NOT_SAID, *values]
+    else:
+        enum = [NOT_SAID, *values, OTHER] if aspect != "targets" else [*values, OTHER]
     answer: dict[str, Any] = {"enum": enum}
     if aspect == "targets":
         answer = {"type": "array", "items": {"enum": enum}, "maxItems": 3}
