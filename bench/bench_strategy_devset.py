@@ -21,8 +21,9 @@ on that side), then:
   opportunity taken per fight), ``charges``, ``withdraws``, ``total_defense``,
   ``moves`` (per fight), ``flanking`` (share of attacks made from a flanking
   square, when the square is known), ``cover`` (at the start of a turn, the
-  share of the enemies with a ranged attack the actor's square has cover from), ``defense_before_contact`` (total defenses per fight
-  before the side's first contact).
+  share of the enemies with a ranged attack the actor's square has cover from),
+  ``defense_before_contact`` (total defenses per fight before the side's first
+  contact).
 
 A text passes when all four hold. Prints one line per text and the totals.
 
@@ -222,8 +223,11 @@ def main() -> None:
     enc = encounter()
     bases = {side: play(None, args.fights, enc, side) for side in rosters}
     items = load_devset()
-    print(f"model: {model.model_id}; {len(items)} texts; {args.fights} fights per spec")
-    print("| # | text | fields | unasked | non compris | behaviour (spec vs heuristic) | ok |")
+    print(f"modèle : {model.model_id} ; {len(items)} textes ; {args.fights} combats par stratégie")
+    print(
+        "| # | texte | clés justes | clés non demandées | non compris signalés "
+        "| comportement (stratégie contre heuristique) | juste |"
+    )
     print("|---|---|---|---|---|---|---|")
     totals = Counter()
     for i, item in enumerate(items, 1):
@@ -246,7 +250,7 @@ def main() -> None:
         if compiled is None:
             reports = _fold(refused or "")
             ok_fields = bool(item.get("refused"))
-            n_right, wrong, extra = (0, ["(refusé)"], []) if not ok_fields else (0, [], [])
+            n_right, wrong, extra = (0, ["refus inattendu"], []) if not ok_fields else (0, [], [])
             behaviour_ok, shown = True, "—"
         else:
             reports = _fold(" ".join(compiled.not_understood))
@@ -274,16 +278,17 @@ def main() -> None:
         totals["behaviour_n"] += bool(item.get("behaviour"))
         fields = f"{n_right}/{len(expected)}" + (f" ({', '.join(wrong)})" if wrong else "")
         if refused:
-            fields += " refusé"
+            fields += " (refusé)"
         verdict = "oui" if ok else "NON"
         row = f"| {i} | {text} | {fields} | {', '.join(extra) or 0} | {nc_found}/{len(wanted_nc)}"
         print(f"{row} | {shown} | {verdict} |", flush=True)
         print(f"<!-- {secs:.0f} s -->", file=sys.stderr, flush=True)
     t = totals
     print(
-        f"\ntexts right: {t['ok']}/{t['n']} = {t['ok'] / max(1, t['n']):.0%}; fields right: "
-        f"{t['fields']}/{t['asked']}; unasked fields: {t['unasked']}; non compris reported: "
-        f"{t['nc']}/{t['nc_wanted']}; behaviour as expected: {t['behaviour']}/{t['behaviour_n']}"
+        f"\ntextes justes : {t['ok']}/{t['n']} = {t['ok'] / max(1, t['n']):.0%} ; clés justes : "
+        f"{t['fields']}/{t['asked']} ; clés non demandées : {t['unasked']} ; non compris "
+        f"signalés : {t['nc']}/{t['nc_wanted']} ; comportements attendus : "
+        f"{t['behaviour']}/{t['behaviour_n']}"
     )
 
 

@@ -244,6 +244,10 @@ _SAME_TARGET = re.compile(
     r"|follow|comme|like|backs? up|soutenez|support) (?:(?:le|la|les|l|the) )?(\w+(?: \d+)?)"
     r"(?: (?:attaque|vise|attacks|targets|hits|target))?"
 )
+#: the forms of ``_SAME_TARGET`` that always name an ally (« comme », « help »… need not)
+_EXPLICIT_MATE = re.compile(
+    r"(?:la )?meme|the same|(?:la )?cible de|ce que|whatever|whoever|(?:the )?target of"
+)
 _NEGATION = _rx(r"ne", r"n", r"jamais", r"pas", r"never", r"don t", r"do not", r"not",
                 r"avoid", r"evitez", r"ignore\w*", r"sauf", r"except", r"epargnez",
                 r"spare")  # fmt: skip
@@ -321,7 +325,7 @@ _PRONOUNS = frozenset((
     "eux", "lui", "elle", "elles", "ils", "nous", "vous", "moi", "toi", "tous", "toutes",
     "autres", "them", "him", "her", "us", "you", "all", "others", "me",
 ))  # fmt: skip
-#: … or a noun phrase of two words at most (« and the enemy »)
+#: … or a noun phrase of two words at most after « et » / « and » (« and the enemy »)
 _ARTICLES = frozenset(("the", "le", "la", "les", "l", "un", "une", "a", "an", "leur", "leurs"))
 _SENTENCE = re.compile(r"(?<!\d)\.(?!\d)|[;!?\n]")
 
@@ -430,8 +434,13 @@ def fragments(text: str) -> list[Fragment]:
                 continue
             cut = cuts[j - 1] if j else ""
             words = _plain(piece).split()
-            if pieces and cut.strip() and (
-                _plain(piece) in _PRONOUNS or (len(words) <= 2 and words[0] in _ARTICLES)
+            if (
+                pieces
+                and cut.strip()
+                and (
+                    _plain(piece) in _PRONOUNS
+                    or (len(words) <= 2 and words[0] in _ARTICLES and _plain(cut) in ("et", "and"))
+                )
             ):
                 pieces[-1] = f"{pieces[-1]}{cut}{piece}"  # « … et eux »: not a clause
             else:
@@ -525,23 +534,21 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
         m = _SAME_TARGET.search(p)
         if m:
             named = _find_units(m.group(1), roster)
-            if named:
+            if named and roster is not None:
                 unit = named[0][0]
                 if unit.ours:
-                    f.fields["same_target_as"] = (
-                        unit.ident
-                        if len(
-                            [u for u in roster.units if u.name == unit.name]  # type: ignore[union-attr]
-                        )
-                        > 1
-                        else unit.name
-                    )
+                    twins = sum(1 for u in roster.units if u.name == unit.name)
+                    f.fields["same_target_as"] = unit.ident if twins > 1 else unit.name
                 else:
                     f.notes.append(f"« {unit.name} » n'est pas de notre camp : on ne peut "
                                    "viser la même cible que lui")  # fmt: skip
                 p = _blank(p, m)
+            elif _EXPLICIT_MATE.match(m.group(0)):
+                where = "dans la rencontre" if roster is not None else "sans --encounter"
+                f.notes.append(f"« {m.group(1)} » : aucun allié de ce nom {where}")
+                p = _blank(p, m)
         # 4. names of the encounter
-        named = _find_units(p, roster)
+        named = sorted(_find_units(p, roster), key=lambda x: x[2])
         if named:
             negated = _NEGATION.search(p) is not None
             for unit, said, pos in named:
@@ -663,8 +670,8 @@ FLAGS = frozenset(("focus_fire", "avoid_provoking", "avoid_threatened", "flank",
 
 def question_schema(aspect: str, values: Sequence[str]) -> dict[str, Any]:
     """The answer's JSON Schema: ``{"answer": …}``, one of ``values``, ``not_said``
-    or ``other`` (not for the yes-or-no flags); for ``targets``, a list of up to three of ``values`` (empty:
-    not said) or ``["other"]``."""
+    or ``other`` (not for the yes-or-no flags); for ``targets``, a list of up to
+    three of ``values`` (empty: not said) or ``["other"]``."""
     if aspect in FLAGS:  # yes or no: nothing else to say about a flag
         enum = [NOT_SAID, *values]
     else:
@@ -936,7 +943,8 @@ def _behaviour_fr(fields: dict[str, Any], base: Behaviour) -> list[str]:
                    else "chacun sa cible")  # fmt: skip
     ranged = t.engagement == "ranged"
     if "engagement" in fields:
-        out.append("armes à distance d'abord, sans charger (au contact s'il n'en a pas)"
+        fallback = "toutes ses armes" + ("" if t.charge else ", sans charger")
+        out.append(f"armes à distance d'abord, sans charger (sans arme à distance : {fallback})"
                    if ranged else {"melee": "armes de contact seulement",
                                    "any": "toutes ses armes"}[t.engagement])  # fmt: skip
     if fields.get("keep_distance_ft"):
