@@ -47,11 +47,11 @@ from policies.strategy_compile import StrategyCompileError, compile_strategy  # 
 
 #: per text (same order as TEXTS): the fields it clearly asks for
 EXPECTED: tuple[dict[str, Any] | None, ...] = (
-    {"focus": ["archer"], "focus_fire": True, "charge": False},
+    {"target_roles": ["ranged"], "focus_fire": True, "charge": False},
     {"targets": ["most_dangerous"], "focus_fire": True},
     {"engagement": "ranged", "keep_distance_ft": 15},
     {"positioning": "hold"},
-    {"targets": ["nearest"], "engagement": "melee", "charge": True},
+    {"targets": ["nearest"], "engagement": "melee", "prefer_charge": True},
     {"retreat_below_hp_pct": 33, "targets": ["most_wounded"]},
     {"targets": ["ranged_first"], "total_defense_below_hp_pct": 20},
     {"targets": ["engaged"], "avoid_threatened": True},

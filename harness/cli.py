@@ -1228,19 +1228,41 @@ def strategy_compile_cmd(
         ),
     ] = "local",
     base_url: BaseUrlOption = None,
+    encounter: Annotated[
+        str | None,
+        typer.Option(
+            "--encounter",
+            help=(
+                "Rencontre dont les noms sont résolus (ennemis : noms et identifiants ; nos "
+                "combattants ne deviennent jamais des cibles). Avec --side."
+            ),
+            metavar="FICHIER",
+        ),
+    ] = None,
+    side: Annotated[
+        str | None,
+        typer.Option(
+            "--side", help="Notre camp dans la rencontre (avec --encounter).", metavar="CAMP"
+        ),
+    ] = None,
 ) -> None:
-    from harness.strategy_compile import compile_cached
-    from policies.strategy import dump_strategy
+    from harness.strategy_compile import compile_cached, render, roster_of
     from policies.strategy_compile import describe_strategy
 
     if base_url is not None:
         os.environ["OPENAI_BASE_URL"] = base_url
+    if (encounter is None) != (side is None):
+        raise UserError("--encounter et --side vont ensemble : donnez les deux ou aucun")
     check_output(output)  # before the model call, which may be long
-    spec, cached = compile_cached(text, model)
-    body = dump_strategy(spec)
+    roster = None if encounter is None or side is None else roster_of(encounter, side)
+    compiled, cached = compile_cached(text, model, roster=roster)
     header = f"# Compilé par {model} depuis : {' '.join(clean_text(text).split())}\n"
-    write_atomic(output, header + body)
-    _emit(describe_strategy(spec))
+    write_atomic(output, header + render(compiled))
+    _emit(describe_strategy(compiled.spec))
+    for note in compiled.not_understood:
+        _emit(f"non compris : {clean_text(note)}\n")
+    if compiled.not_understood and roster is None:
+        _emit("(noms de combattants : donnez --encounter FICHIER --side CAMP pour les résoudre)\n")
     origin = "cache" if cached else model
     _emit(f"Écrit dans {output} ({origin}) : relisez-le, il se modifie à la main.\n")
 

@@ -48,8 +48,9 @@ TRUNCATED = ROOT / "cassettes" / "http_truncated_qwen05.yaml"
 #: the narrator (issue 5) over the same server: one report object of tests/reports/
 NARRATIVE = ROOT / "cassettes" / "http_narrative_qwen05.yaml"
 NARRATED_REPORT = ROOT / "tests" / "reports" / "ecrasant.json"
-#: strategy compilation (issue 6) over the same server: a strategy, and a text with a
-#: word of combat that is no strategy (the vocabulary check lets it reach the model)
+#: strategy compilation (issues 6 and 15) over the same server: a strategy (two
+#: questions: charge, then target kinds), and a text with a word of combat that is no
+#: strategy (refused by the pre-pass, no request)
 STRATEGY = ROOT / "cassettes" / "http_strategy_compile_qwen05.yaml"
 STRATEGY_TEXTS = (
     "Concentrez tous les tirs sur l'archer ennemi, ne chargez jamais.",

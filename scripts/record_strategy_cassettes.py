@@ -8,7 +8,8 @@ Usage (needs the llama.cpp build and the light embedded model):
     uv run python scripts/record_strategy_cassettes.py qwen-1.5b --threads 1  # a loaded machine
 
 Both cassettes are replayed by ``tests/test_strategy_compile.py``. Re-run it
-whenever ``prompts/strategy/`` or the strategy spec change (the tests then report
+whenever ``prompts/strategy/``, the pre-pass of ``policies/strategy_compile.py`` or
+the strategy spec change (the tests then report
 a cassette miss naming this command); it starts from an empty cassette, so
 answers no longer asked do not linger. Prints each text's compiled spec, or the
 refusal, and the time it took.
@@ -26,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.models import RecordingModel, open_model  # noqa: E402
 from policies.strategy import dump_strategy  # noqa: E402
-from policies.strategy_compile import StrategyCompileError, compile_strategy  # noqa: E402
+from policies.strategy_compile import StrategyCompileError, compile_text  # noqa: E402
 
 COMMAND = "uv run python scripts/record_strategy_cassettes.py"
 CASSETTES = {
@@ -36,8 +37,9 @@ CASSETTES = {
 CASSETTE = CASSETTES["qwen-0.5b"]
 
 #: French and English texts, each about other fields of the spec; the last six are not
-#: strategies (compilation should refuse them): four without a word of combat (refused
-#: before any model call), two with one (the model's verdict refuses them, or not)
+#: strategies (compilation refuses them): four without a word of combat, two with one
+#: (nothing the spec can express: refused by the pre-pass), all before any model call.
+#: The public dev set (bench/strategy_devset.yaml) is recorded by its bench.
 TEXTS = (
     "Concentrez tous les tirs sur l'archer ennemi, ne chargez jamais.",
     "Everyone attacks the most dangerous enemy together until it drops.",
@@ -69,7 +71,9 @@ def main() -> None:
     for text in TEXTS:
         start = time.perf_counter()
         try:
-            shown = dump_strategy(compile_strategy(text, model))
+            compiled = compile_text(text, model)
+            notes = "".join(f"non compris : {n}\n" for n in compiled.not_understood)
+            shown = notes + dump_strategy(compiled.spec)
         except StrategyCompileError as err:
             shown = f"erreur : {err}\n"
         print(f"--- {text} ({time.perf_counter() - start:.0f} s)\n{shown}", flush=True)

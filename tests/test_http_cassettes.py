@@ -174,34 +174,38 @@ def test_the_narrator_over_llama_cpp_server_asks_for_the_end_of_each_line():
 
 
 def test_strategy_compile_over_llama_cpp_server(tmp_path, monkeypatch, capsys):
-    """``pf1e-sim strategy compile --model openai:…`` against the recorded server: each
-    command's first request, in the ``json_schema`` form, gets HTTP 500, the answer comes
-    with the ``json_object`` form, each answer becomes the YAML (the light model calls the
-    Waterloo sentence a strategy, and its ``focus`` « waterloo » is written in the text)."""
+    """``pf1e-sim strategy compile --model openai:…`` against the recorded server: the
+    strategy's four questions (tir concentré, cibles, armes, charge), the first request in
+    the ``json_schema`` form getting HTTP 500 and the others sent in the ``json_object``
+    form; the answers become the YAML, and the order the light model missed (« ne chargez
+    jamais ») is reported « non compris », in the terminal and in the file. The Waterloo
+    sentence is refused by the pre-pass, without a request."""
     from harness.cli import main
     from policies.strategy import load_strategy
 
     monkeypatch.setenv("PF1E_SIM_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    outs = [tmp_path / "tir.yaml", tmp_path / "waterloo.yaml"]
+    tir_text, waterloo_text = STRATEGY_TEXTS
+    out = tmp_path / "tir.yaml"
+    args = ["strategy", "compile", tir_text, "-o", str(out), "--model", "openai:qwen-0.5b",
+            "--base-url", BASE]  # fmt: skip
     with recorder("none").use_cassette(str(STRATEGY)) as cassette:
-        for text, out in zip(STRATEGY_TEXTS, outs, strict=True):
-            args = ["strategy", "compile", text, "-o", str(out), "--model", "openai:qwen-0.5b",
-                    "--base-url", BASE]  # fmt: skip
-            assert main(args) == 0
-        assert cassette.play_count == len(cassette.requests) == 4
-        formats = [json.loads(r.body)["response_format"]["type"] for r in cassette.requests]
-    assert formats == ["json_schema", "json_object"] * 2  # one client per command
-    shown = capsys.readouterr()[0]
-    assert "Écrit dans" in shown and "(openai:qwen-0.5b)" in shown
-    tir, waterloo = (load_strategy(out) for out in outs)
-    assert tir.targets == ["ranged_first"] and not tir.focus  # the rest left to defaults
-    assert tir.charge is True  # « ne chargez jamais » lost by the light model: recorded as is
-    assert waterloo.focus == ["waterloo"] and waterloo.positioning == "hold"
-    assert waterloo.keep_distance_ft == 10
-    # compiled again: from the cache, no request (the cassette is not even opened)
-    for text, out in zip(STRATEGY_TEXTS, outs, strict=True):
-        args = ["strategy", "compile", text, "-o", str(out), "--model", "openai:qwen-0.5b",
-                "--base-url", BASE]  # fmt: skip
         assert main(args) == 0
-    assert capsys.readouterr()[0].count("(cache)") == 2
+        assert cassette.play_count == len(cassette.requests) == 5
+        formats = [json.loads(r.body)["response_format"]["type"] for r in cassette.requests]
+        refused = ["strategy", "compile", waterloo_text, "-o", str(tmp_path / "w.yaml"),
+                   "--model", "openai:qwen-0.5b", "--base-url", BASE]  # fmt: skip
+        assert main(refused) == 2
+        assert cassette.play_count == 5  # no request for the text that is no strategy
+    assert formats == ["json_schema", *["json_object"] * 4]
+    shown, err = capsys.readouterr()
+    assert "Écrit dans" in shown and "(openai:qwen-0.5b)" in shown
+    assert "non compris : « ne chargez jamais »" in shown
+    assert "texte non compris" in err and not (tmp_path / "w.yaml").exists()
+    tir = load_strategy(out)
+    assert tir.focus_fire and tir.engagement == "ranged" and tir.target_roles == ["ranged"]
+    assert tir.charge is True  # « ne chargez jamais » missed by the light model, reported
+    assert "# non compris : « ne chargez jamais »" in out.read_text(encoding="utf-8")
+    # compiled again: from the cache, no request (the cassette is not even opened)
+    assert main(args) == 0
+    assert "(cache)" in capsys.readouterr()[0]

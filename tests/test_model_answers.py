@@ -622,21 +622,30 @@ def test_compile_command_over_a_garbage_server_is_a_french_error(tmp_path, monke
 @given(st.lists(REPLIES, min_size=1, max_size=3))
 @example(["[" * 100_000])
 @example(["1" * 10_000])
-@example([json.dumps({"is_combat_strategy": True, "name": "\x1b[31m", "charge": False})])
+@example([json.dumps({"answer": ["role:ranged"], "name": "\x1b[31m"})])
+@example([json.dumps({"answer": ["role:ranged"]})])
 def test_compile_strategy_gives_a_spec_or_a_french_error(replies):
     try:
         spec = compile_strategy("Attaquez l'archer", FakeModel(replies))
     except StrategyCompileError as err:
         assert _line(str(err))
         return
-    assert all(_line(f) for f in spec.focus)
-    assert spec.name == "Attaquez l'archer" and spec.roles == {}
+    assert spec.target_roles == ["ranged"]  # the only value the text lets the model set
+    assert spec.name == "Attaquez l'archer" and spec.roles == {} and not spec.focus
 
 
-def test_focus_names_of_the_model_are_cleaned():
-    answer = {"is_combat_strategy": True, "focus": ["archer\x07", "\u202earcher"]}
-    spec = compile_strategy("Visez l'archer", FakeModel([json.dumps(answer)]))
-    assert spec.focus == ["archer", "archer"]
+def test_names_and_reports_shown_to_the_user_are_cleaned():
+    """Names never come from the model's text; a text with control characters and
+    escapes gives a clean name and clean « non compris » reports."""
+    from policies.strategy_compile import compile_text
+
+    answer = {"answer": ["role:ranged"]}
+    compiled = compile_text(
+        "Visez l'archer\x07, dansez\x1b[31m la gigue", FakeModel([json.dumps(answer)])
+    )
+    assert compiled.spec.target_roles == ["ranged"] and not compiled.spec.focus
+    assert _line(compiled.spec.name or "")
+    assert compiled.not_understood and all(_line(n) for n in compiled.not_understood)
 
 
 @settings(PROPERTY, max_examples=25)

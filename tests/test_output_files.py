@@ -321,11 +321,11 @@ def test_strategy_cache_write_failure_costs_nothing_and_leaves_no_temp(tmp_path,
     from policies.strategy import load_strategy
 
     spec = load_strategy("data/strategies/focus_dangerous.yaml")
-    monkeypatch.setattr(sc, "open_model", lambda _m: None)
-    monkeypatch.setattr(sc, "compile_strategy", lambda _t, _c: spec)
+    monkeypatch.setattr(sc, "open_model", lambda _m, **_kw: None)
+    monkeypatch.setattr(sc, "compile_text", lambda _t, _c, _r: sc.Compilation(spec, ()))
     fail_fsync(monkeypatch)
     got, cached = sc.compile_cached("Focus the archer", "local")
-    assert got == spec and not cached
+    assert got.spec == spec and not cached
     folder = Path(os.environ["PF1E_SIM_CACHE"]) / "strategies"
     assert list(folder.iterdir()) == []
 
@@ -416,7 +416,9 @@ def test_strategy_compile_output_failing_midway(capsys, tmp_path, monkeypatch):
     from policies.strategy import load_strategy
 
     spec = load_strategy("data/strategies/focus_dangerous.yaml")
-    monkeypatch.setattr(sc, "compile_cached", lambda _t, _m: (spec, True))
+    monkeypatch.setattr(
+        sc, "compile_cached", lambda _t, _m, **_kw: (sc.Compilation(spec, ()), True)
+    )
     path = existing(tmp_path, "s.yaml")
     fail_write_midway(monkeypatch)
     code, out, err = run(capsys, ["strategy", "compile", "Focus the archer", "-o", str(path)])
