@@ -102,6 +102,34 @@ SAMPLES: tuple[Sample, ...] = (
     Sample("contact_rare", (GOBLINS, ORCS), (0.5, 0.47), melee=(0.03, 0.8)),
     Sample("ecrasant_porteur", (STAR_GOBLINS, ORCS), (0.92, 0.075)),
     Sample("porteur_perdant", (STAR_GOBLINS, ORCS), (0.15, 0.84)),
+    # many facts at once: three sides, few runs, heavy draws, an inactive side that
+    # never reaches melee, a carrier
+    Sample(
+        "beaucoup_de_faits",
+        (STAR_GOBLINS, HARMLESS_ORCS, BANDITS),
+        (0.5, 0.0, 0.2),
+        runs=40,
+        rounds=(8, 12),
+        round_cap=12,
+        melee=(0.9, 0.0, 0.03),
+    ),
+    Sample("trois_camps_nuls_ko", (GOBLINS, ORCS, BANDITS), (0.3, 0.25, 0.15), cap_share=0.1),
+    Sample("trois_camps_peu_de_runs", (GOBLINS, ORCS, BANDITS), (0.5, 0.3, 0.2), runs=12),
+    Sample("nuls_massifs", (GOBLINS, ORCS), (0.1, 0.1), runs=60, rounds=(3, 5), round_cap=5),
+    Sample(
+        "quatre_camps_peu_de_runs_nuls",
+        (GOBLINS, ORCS, BANDITS, WOLVES),
+        (0.3, 0.2, 0.1, 0.1),
+        runs=25,
+        round_cap=8,
+    ),
+    Sample(
+        "trois_camps_ecrasant_ko",
+        (STAR_GOBLINS, ZOMBIES, BANDITS),
+        (0.7, 0.0, 0.05),
+        cap_share=0.0,
+        runs=300,
+    ),
 )
 
 

@@ -94,6 +94,9 @@ class Fact:
     hint: str
     placeholders: tuple[str, ...]
     subjects: tuple[str, ...]
+    #: the fact's clause type in :data:`harness.clauses.CLAUSES` (kind and direction:
+    #: ``verdict:nette``, ``nuls:plafond``…): the narrator offers only its clauses
+    clause: str = ""
 
     @property
     def template(self) -> str:
@@ -257,6 +260,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "les intervalles de confiance ne se recouvrent pas.",
                 all_ph,
                 tuple(side_names),
+                "verdict:" + {"écrasante": "ecrasante", "nette": "nette"}.get(degree, "legere"),
             )
         )
         verdict = UNBALANCED
@@ -276,6 +280,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "l'emporte significativement.",
                 all_ph,
                 tuple(side_names),
+                "verdict:equilibre",
             )
         )
         verdict = BALANCED
@@ -294,6 +299,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                     f"{bottom['name']} gagne moins souvent que chacun des autres camps.",
                     (f"taux_{b}", f"bande_{b}", f"victoires_{b}"),
                     (bottom["name"],),
+                    "outsider",
                 )
             )
 
@@ -311,6 +317,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "verdict est à confirmer.",
                 ("combats",),
                 (),
+                "precision",
             )
         )
 
@@ -326,15 +333,13 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "aucun match nul : chaque combat a un vainqueur.",
                 ("nuls_taux", "nuls_nombre"),
                 (),
+                "nuls:aucun",
             )
         )
     elif draws["rate"] >= t.draws_frequent:
         draw_level = "frequents"
-        cause = (
-            "du plafond de rounds"
-            if draws["round_cap"] >= draws["mutual_knockout"]
-            else "de mises hors de combat simultanées"
-        )
+        by_cap = draws["round_cap"] >= draws["mutual_knockout"]
+        cause = "du plafond de rounds" if by_cap else "de mises hors de combat simultanées"
         facts.append(
             Fact(
                 "nuls",
@@ -344,6 +349,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 f"beaucoup de combats finissent sans vainqueur, surtout à cause {cause}.",
                 ("nuls_taux", "nuls_nombre", "nuls_plafond", "nuls_ko_mutuel", "plafond"),
                 (),
+                "nuls:plafond" if by_cap else "nuls:ko",
             )
         )
     else:
@@ -357,6 +363,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "quelques combats seulement finissent sans vainqueur.",
                 ("nuls_taux", "nuls_nombre", "nuls_plafond", "nuls_ko_mutuel"),
                 (),
+                "nuls:rares",
             )
         )
     capped = draws["round_cap"]
@@ -388,6 +395,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "vainqueur : leur durée réelle n'est pas mesurée.",
                 shown,
                 (),
+                "duree:plafonnes",
             )
         )
     else:
@@ -419,6 +427,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 f"les combats sont {word}.",
                 shown,
                 (),
+                f"duree:{length}",
             )
         )
 
@@ -445,6 +454,11 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                     "de tous les combattants.",
                     (f"degats_{k}", f"touches_{k}", f"subis_{k}"),
                     (carrier["id"], carrier["side"]),
+                    "porteur:equilibre"
+                    if favoured is None
+                    else "porteur:favori"
+                    if carrier["side"] == favoured
+                    else "porteur:perdant",
                 )
             )
         mine = [c for c in combatants if c["side"] == lead_side]
@@ -462,6 +476,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                         "hors de combat.",
                         (f"hors_combat_{k}", f"morts_{k}", f"subis_{k}"),
                         (exposed["id"], lead_side),
+                        "expose",
                     )
                 )
         if total_damage > 0 and len(sides) >= 2:
@@ -486,6 +501,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                                 if c["side"] == s["name"]
                             ),
                             (s["name"], *(c["id"] for c in combatants if c["side"] == s["name"])),
+                            "sens_unique",
                         )
                     )
         for c in combatants:
@@ -501,6 +517,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                         "ou sa politique.",
                         (f"touches_{k}", f"degats_{k}"),
                         (c["id"], c["side"]),
+                        "inactif",
                     )
                 )
 
@@ -529,6 +546,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                     "vérifier leurs armes, le terrain ou leur politique.",
                     tuple(f"contact_{slug(c['id'])}" for c in members),
                     (s["name"], *(c["id"] for c in members)),
+                    "contact:jamais" if never else "contact:presque_jamais",
                 )
             )
 
@@ -551,6 +569,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "combattants.",
                 (f"effectif_{f}", f"effectif_{w}"),
                 (favoured, weakest["name"]),
+                "levier:effectif",
             )
         )
         carriers = sorted(
@@ -574,6 +593,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                         f"réduit l'avance de {favoured}.",
                         (f"degats_{slug(best['id'])}",),
                         (best["id"], *side_names),
+                        "levier:porteur",
                     )
                 )
     elif not fragile:
@@ -586,6 +606,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "la rencontre est équilibrée, il n'y a rien à changer.",
                 (),
                 (),
+                "levier:aucun",
             )
         )
     if fragile:
@@ -598,6 +619,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "simuler davantage de combats pour un verdict plus sûr.",
                 ("combats",),
                 (),
+                "levier:runs",
             )
         )
     if draw_level == "frequents" and draws["round_cap"] >= draws["mutual_knockout"]:
@@ -610,6 +632,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "beaucoup de combats atteignent le plafond de rounds : le relever les départage.",
                 ("plafond", "nuls_plafond"),
                 (),
+                "levier:plafond",
             )
         )
     return Analysis(

@@ -6,11 +6,12 @@ Usage (needs the llama.cpp build and the default embedded model):
     uv run python scripts/record_narrative_cassettes.py
 
 One cassette per report object of ``tests/reports/`` (the 1.5B), plus one of the
-light model (0.5B) on ``quatre_camps`` whose answers are refused in a row: every
-request of the narrative (one per line, and the regeneration of a rejected line)
-with the model's real answer, never edited by hand. Re-run it whenever the prompts in
-``prompts/narrative/``, the analysis or the checker's grammar change (the tests
-then report a cassette miss naming this command).
+light model (0.5B) on ``quatre_camps``: every request of the narrative (one per
+report: the model's choice of a vetted clause for each fact, and a second request
+after an invalid answer) with the model's real answer, never edited by hand. Re-run
+it whenever the prompts in ``prompts/narrative/``, the analysis or the catalogue of
+clauses (``harness/clauses.py``) change (the tests then report a cassette miss
+naming this command).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ COMMAND = "uv run python scripts/record_narrative_cassettes.py"
 MODEL = "local:qwen-1.5b"
 
 
-#: the light model, on one report: its answers are refused in a row, so this
-#: cassette holds a real fall back to the template (the 1.5B now rarely gives one)
+#: the light model, on one report (under the grammar its answer is valid too: the
+#: fall back to the template is pinned by scripted answers in tests/test_narrative.py)
 LIGHT = ("local:qwen-0.5b", "quatre_camps", "qwen05")
 
 
@@ -56,8 +57,9 @@ def main() -> None:
             f"{path.relative_to(ROOT)}: {story.path}, {story.model_calls} appels, "
             f"{len(story.rejections)} rejets, {story.seconds:.1f} s"
         )
+        print(f"  choix : {' '.join(story.choices)}")
         for r in story.rejections:
-            print(f"  rejet {r.fact}: {r.reason} | {r.text}")
+            print(f"  réponse invalide : {r.reason} | {r.text}")
 
 
 if __name__ == "__main__":

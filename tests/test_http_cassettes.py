@@ -138,39 +138,35 @@ def test_unreachable_server_is_a_counted_fallback():
     assert result.rounds >= 1
 
 
-def test_the_narrator_over_llama_cpp_server_asks_for_the_end_of_each_line():
-    # Recorded against a real llama_cpp.server. The chat API cannot continue a final
-    # assistant message, so the sentence to end is restated in the last user turn
-    # and the server's answer, less what it restates of that sentence, is taken as
-    # the end of the line. The light model restated each sentence (its placeholders
-    # included) and ended it; only that end reaches the checker, which let the four
-    # through: the narrative is the model's, each line its fact's fixed sentence.
+def test_the_narrator_over_llama_cpp_server_chooses_vetted_clauses():
+    # Recorded against a real llama_cpp.server. The narrator sends one request: the
+    # facts with the clauses of their types, and a JSON Schema with one enum per
+    # position; the server refuses the ``json_schema`` form (HTTP 500), the same
+    # request in the ``json_object`` form is answered under the schema's grammar,
+    # and each line is its fact's sentence with the chosen clause.
     from record_http_cassettes import NARRATED_REPORT, narrate_report
 
     from harness.analysis import analyse, fill
+    from harness.clauses import BY_ID
+    from harness.narrative import options
 
     model = OpenAIModel("qwen-0.5b", base_url=BASE)
     with recorder("none").use_cassette(str(NARRATIVE)) as cassette:
         story = narrate_report(model)
         requests = [json.loads(r.body) for r in cassette.requests]
-        answers = [
-            json.loads(r["body"]["string"])["choices"][0]["message"]["content"]
-            for r in cassette.responses
-        ]
-        assert cassette.play_count == len(requests) == story.model_calls
-    for r in requests:
-        assert [m["role"] for m in r["messages"]] == ["system", "user"]
-        ask = r["messages"][-1]["content"]
-        assert ask.rstrip().endswith("sans points de suspension, tiret ni guillemets.")
-        assert ", ce qui »" in ask and "juste après « ce qui »" in ask
-    # the whole sentence restated, then its end: only the end reaches the checker
-    assert answers and all(", ce qui " in a for a in answers)
-    assert story.path == "llm" and story.model_calls == len(answers) and not story.rejections
+        assert cassette.play_count == len(requests)
+    formats = [r["response_format"]["type"] for r in requests]
+    assert formats[-1] == "json_object" and set(formats) <= {"json_schema", "json_object"}
     a = analyse(json.loads(NARRATED_REPORT.read_text(encoding="utf-8")))
-    assert len(story.lines) == len(a.facts) == len(answers)
-    for line, fact, answer in zip(story.lines, a.facts, answers, strict=True):
-        end = answer.split(", ce qui ", 1)[1].rstrip(". ")
-        assert line == fill(fact.head, a.values) + " " + end + "."
+    offered = options(a)
+    schema = requests[-1]["response_format"]["schema"]["properties"]["choix"]
+    assert [item["enum"] for item in schema["prefixItems"]] == [
+        [c for c, _ in opts] for opts in offered
+    ]
+    assert story.path == "llm" and story.model_calls == 1 and not story.rejections
+    for line, fact, cid in zip(story.lines, a.facts, story.choices, strict=True):
+        assert BY_ID[cid][0] == fact.clause
+        assert line == fill(fact.head, a.values) + " " + BY_ID[cid][1] + "."
 
 
 def test_strategy_compile_over_llama_cpp_server(tmp_path, monkeypatch, capsys):

@@ -699,21 +699,16 @@ def test_the_narrator_delivers_only_checked_clean_lines(replies, prefill):
     _check_story(narrate(ECRASANT, FakeModel(replies, prefill=prefill)))
 
 
-def test_escapes_in_an_accepted_line_are_removed():
-    a = analyse(ECRASANT)
-    ends = [  # the ends test_narrative.py sees accepted, the first with escapes
-        " demande de l'attention\x1b[31m au maître\r de jeu.\x07",
-        " oriente la préparation de la séance.",
-        " éclaire le choix des adversaires.",
-        " guide la mise en scène du combat.",
-        " fixe les attentes de la table.",
-        " aide à doser la rencontre.",
-        " clarifie la lecture du rapport.",
-    ]
-    story = narrate(ECRASANT, FakeModel(ends[: len(a.facts)], prefill=True))
+def test_an_answer_with_escapes_is_invalid_and_its_rejection_is_clean():
+    from harness.narrative import options
+
+    ids = [opts[0][0] for opts in options(analyse(ECRASANT))]
+    good = json.dumps({"choix": ids})
+    bad = good.replace(ids[0], ids[0] + "\x1b[31m", 1)
+    story = narrate(ECRASANT, FakeModel([bad, good]))
     _check_story(story)
-    assert story.path == PATH_LLM, story.reason
-    assert story.lines[0].endswith(", ce qui demande de l'attention au maître de jeu.")
+    assert story.path == PATH_LLM and story.regenerated == 1, story.reason
+    assert "\x1b" not in story.rejections[0].text
 
 
 def test_a_model_error_with_escapes_gives_a_clean_template_reason():
