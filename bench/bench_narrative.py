@@ -159,14 +159,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--model", default="local")
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--only", default=None)
+    parser.add_argument("--only", default=None, help="échantillons, séparés par des virgules")
     args = parser.parse_args()
     start = time.perf_counter()
     model = open_model(args.model, threads=args.threads)
     print(f"modèle {model.model_id} chargé en {time.perf_counter() - start:.1f} s")
     rows = []
     for sample in SAMPLES:
-        if args.only and sample.name != args.only:
+        if args.only and sample.name not in args.only.split(","):
             continue
         report = build(sample)
         # each report starts from an empty KV cache, as in a new `pf1e-sim` process

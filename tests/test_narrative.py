@@ -224,3 +224,18 @@ def test_doctests():
 
     for module in (harness.clauses, harness.narrative, lexicon):
         assert doctest.testmod(module).failed == 0
+
+
+def test_whatever_the_model_chooses_the_delivered_text_passes_the_audit():
+    """Every offered clause of every sample report, through the narrator and the bench's
+    independent audit (numbers, clause type derived again from the report, lexicon)."""
+    from bench_narrative import audit
+
+    for report in REPORTS:
+        offered = options(analyse(report))
+        for pick in range(max(len(o) for o in offered)):
+            ids = [opts[min(pick, len(opts) - 1)][0] for opts in offered]
+            story = narrate(report, Scripted([json.dumps({"choix": ids})]))
+            assert story.path == PATH_LLM
+            assert audit(report, story) == [], (report["map"], ids)
+        assert audit(report, narrate(report, None)) == []  # the template too
