@@ -146,3 +146,21 @@ class Plan:
 def messages(b: Battle) -> list[str]:
     assert b.log is not None
     return [m for _r, _a, m, _rolls in b.log]
+
+
+def archer_vs_two() -> Any:
+    """An archer (west) against a strong and a weak melee creature (east), on a
+    10×3 open map: the LLM-policy tests' encounter."""
+    from engine.encounter import build_encounter
+
+    gmap = make_map(
+        ["..........", "..........", ".........."],
+        zones=["A........B", "A.........", ".........B"],
+        deployment={"west": "A", "east": "B"},
+    )
+    archer = make_profile(
+        name="Archer", hp_max=20, attacks=[melee("dagger"), ranged("bow", inc=100)]
+    )
+    weak = make_profile(name="Weak", hp_max=3, attacks=[melee(dmg="1d2")])
+    strong = make_profile(name="Strong", hp_max=30, attacks=[melee(dmg="1d2")])
+    return build_encounter(gmap, [("west", [archer]), ("east", [strong, weak])])

@@ -12,9 +12,8 @@ import json
 import re
 
 import pytest
-from builders import make_map, make_profile, melee, ranged
+from builders import archer_vs_two as _encounter
 
-from engine.encounter import build_encounter
 from engine.runner import play_fight
 from harness.report import render_transcript
 from policies.heuristic import HeuristicPolicy
@@ -36,20 +35,6 @@ class FakeModel:
         if isinstance(text, Exception):
             raise text
         return ChatResponse(text, 100, 10, 0.01, self.model_id)
-
-
-def _encounter():
-    gmap = make_map(
-        ["..........", "..........", ".........."],
-        zones=["A........B", "A.........", ".........B"],
-        deployment={"west": "A", "east": "B"},
-    )
-    archer = make_profile(
-        name="Archer", hp_max=20, attacks=[melee("dagger"), ranged("bow", inc=100)]
-    )
-    weak = make_profile(name="Weak", hp_max=3, attacks=[melee(dmg="1d2")])
-    strong = make_profile(name="Strong", hp_max=30, attacks=[melee(dmg="1d2")])
-    return build_encounter(gmap, [("west", [archer]), ("east", [strong, weak])])
 
 
 def _menu(request):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import make_map, make_profile, melee, ranged
+from builders import archer_vs_two as _encounter
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -285,20 +285,6 @@ def test_complete_checked_lets_user_errors_through():
 
 
 # --------------------------------------------------------------------------- the LLM policy
-
-
-def _encounter():
-    gmap = make_map(
-        ["..........", "..........", ".........."],
-        zones=["A........B", "A.........", ".........B"],
-        deployment={"west": "A", "east": "B"},
-    )
-    archer = make_profile(
-        name="Archer", hp_max=20, attacks=[melee("dagger"), ranged("bow", inc=100)]
-    )
-    weak = make_profile(name="Weak", hp_max=3, attacks=[melee(dmg="1d2")])
-    strong = make_profile(name="Strong", hp_max=30, attacks=[melee(dmg="1d2")])
-    return build_encounter(gmap, [("west", [archer]), ("east", [strong, weak])])
 
 
 ENCOUNTER = _encounter()
