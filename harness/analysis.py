@@ -36,8 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.stats import wilson_band
-from harness.report import pct
+from harness.report import pct, wilson
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +145,6 @@ def _band(lo: float, hi: float) -> str:
     return f"[{pct(lo)}, {pct(hi)}]"
 
 
-def _wilson(row: dict[str, Any], count: str, runs: int) -> tuple[float, float]:
-    stored = row.get("wilson_3sigma")
-    return (stored[0], stored[1]) if stored is not None else wilson_band(row[count], runs)
-
-
 def beyond_noise(first: dict[str, Any], second: dict[str, Any], runs: int, sigmas: float) -> bool:
     """Whether ``first`` deals more damage per fight than ``second`` beyond noise:
     the difference of their means exceeds ``sigmas`` standard errors of the
@@ -200,7 +194,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     }
     #: each side's Wilson interval at z = 3: the verdict's intervals (the 3σ
     #: band shrinks to a point at 0 % and 100 %)
-    bands = {s["name"]: _wilson(s, "wins", runs) for s in sides}
+    bands = {s["name"]: wilson(s, "wins", runs) for s in sides}
     for s in sides:
         k = slug(s["name"])
         values[f"taux_{k}"] = pct(s["rate"])
