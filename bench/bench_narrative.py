@@ -71,7 +71,11 @@ def expected_type(fact: Fact, report: dict[str, Any]) -> str:
     kind = fact.kind
     if kind == "verdict":
         if favoured is None:
-            return "verdict:equilibre"
+            apart = any(
+                band[a["name"]][0] > band[b["name"]][1] for a in sides for b in sides if a is not b
+            )
+            wide = any((hi - lo) / 2 > t.wide_band for lo, hi in band.values())
+            return "verdict:indecis" if apart or wide else "verdict:equilibre"
         gap = top["rate"] - rest[0]["rate"]
         return "verdict:" + (
             "ecrasante"

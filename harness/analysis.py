@@ -77,6 +77,9 @@ DEFAULT_THRESHOLDS = Thresholds()
 
 BALANCED = "equilibre"
 UNBALANCED = "desequilibre"
+#: no side ahead of every other, but balance not shown either: the intervals are
+#: wide, or some sides are apart from others
+UNDECIDED = "indecis"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,7 @@ class Analysis:
     """The facts of a report, the computed verdict and every placeholder's value."""
 
     facts: tuple[Fact, ...]
-    #: ``equilibre`` or ``desequilibre``
+    #: ``equilibre``, ``desequilibre`` or ``indecis``
     verdict: str
     #: the side favoured by the verdict (None when balanced)
     favoured: str | None
@@ -220,6 +223,8 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
     facts: list[Fact] = []
 
     # -- verdict, from the Wilson intervals ---------------------------------------
+    half = max(((hi - lo) / 2 for lo, hi in bands.values()), default=0.0)
+    fragile = half > t.wide_band
     ranked = sorted(sides, key=lambda s: (-s["rate"], side_names.index(s["name"])))
     top = ranked[0]
     others = ranked[1:]
@@ -259,25 +264,68 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
         )
         verdict = UNBALANCED
     else:
-        names = _side_list(side_names)
         listing = " ; ".join(
             f"{s['name']} {{taux_{slug(s['name'])}}} (intervalle {{bande_{slug(s['name'])}}})"
             for s in sides
         )
-        facts.append(
-            Fact(
-                "verdict",
-                "verdict",
-                f"La rencontre est équilibrée entre {names}",
-                f" : aucun camp ne se détache au-delà des intervalles de Wilson ({listing}).",
-                "les intervalles de confiance des camps se recouvrent : aucun camp ne "
-                "l'emporte significativement.",
-                all_ph,
-                tuple(side_names),
-                "verdict:equilibre",
+        # pairs whose intervals do not overlap, the side ahead first
+        apart = [
+            (a["name"], b["name"])
+            for i, a in enumerate(ranked)
+            for b in ranked[i + 1 :]
+            if bands[a["name"]][0] > bands[b["name"]][1]
+        ]
+        if not apart and not fragile:
+            facts.append(
+                Fact(
+                    "verdict",
+                    "verdict",
+                    f"La rencontre est équilibrée entre {_side_list(side_names)}",
+                    f" : aucun camp ne se détache au-delà des intervalles de Wilson ({listing}).",
+                    "les intervalles de confiance des camps se recouvrent : aucun camp ne "
+                    "l'emporte significativement.",
+                    all_ph,
+                    tuple(side_names),
+                    "verdict:equilibre",
+                )
             )
-        )
-        verdict = BALANCED
+            verdict = BALANCED
+        else:
+            # overlapping intervals do not show a balance when they are wide, nor when
+            # some sides are apart (a side at 0 wins out of 40 is not « équilibré »)
+            if apart:
+                gaps = ", ".join(f"{a} devant {b}" for a, b in apart)
+                opening = "Aucun camp ne se détache seul en tête"
+                rest = (
+                    f" : {listing} ; seuls ces écarts dépassent les intervalles de Wilson : {gaps}."
+                )
+                hint = (
+                    "aucun camp ne gagne plus souvent que tous les autres, mais certains "
+                    "camps sont distancés."
+                )
+            else:
+                opening = "Aucun camp ne se détache significativement"
+                rest = (
+                    " : avec {combats} combats, les intervalles de Wilson se recouvrent "
+                    f"({listing})."
+                )
+                hint = (
+                    "les intervalles de confiance sont trop larges pour conclure : ni favori "
+                    "ni équilibre établi."
+                )
+            facts.append(
+                Fact(
+                    "verdict",
+                    "verdict",
+                    opening,
+                    rest,
+                    hint,
+                    (*all_ph, "combats"),
+                    tuple(side_names),
+                    "verdict:indecis",
+                )
+            )
+            verdict = UNDECIDED
 
     # -- a clear outsider among 3+ sides --------------------------------------
     if len(sides) >= 3:
@@ -298,8 +346,6 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
             )
 
     # -- how sure the verdict is ------------------------------------------------
-    half = max(((hi - lo) / 2 for lo, hi in bands.values()), default=0.0)
-    fragile = half > t.wide_band
     if fragile:
         facts.append(
             Fact(
@@ -590,7 +636,8 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                         "levier:porteur",
                     )
                 )
-    elif not fragile:
+    capped_lever = draw_level == "frequents" and draws["round_cap"] >= draws["mutual_knockout"]
+    if verdict == BALANCED and not fragile and not capped_lever:
         facts.append(
             Fact(
                 "levier:aucun",
@@ -616,7 +663,7 @@ def analyse(report: dict[str, Any], thresholds: Thresholds = DEFAULT_THRESHOLDS)
                 "levier:runs",
             )
         )
-    if draw_level == "frequents" and draws["round_cap"] >= draws["mutual_knockout"]:
+    if capped_lever:
         facts.append(
             Fact(
                 "levier:plafond",

@@ -23,13 +23,21 @@ from __future__ import annotations
 #: clause type → ``(id, text)`` of each vetted continuation, in the template's order of
 #: preference (the first is the template's when it needs one)
 CLAUSES: dict[str, tuple[tuple[str, str], ...]] = {
-    # -- the verdict (balanced, or unbalanced by degree) ---------------------------------
+    # -- the verdict (balanced, unbalanced by degree, or undecided) ----------------------
     "verdict:equilibre": (
         ("VE1", "laisse l'issue des combats ouverte"),
         ("VE2", "ne désigne aucun favori à l'avance"),
         ("VE3", "invite le maître de jeu à se préparer à plusieurs issues"),
         ("VE4", "rend l'issue de la rencontre incertaine"),
         ("VE5", "ne sépare aucun camp au-delà du hasard"),
+    ),
+    # no side ahead of all the others, and no balance shown: the intervals are wide, or
+    # some sides are apart from others
+    "verdict:indecis": (
+        ("VI1", "ne permet pas de désigner un favori unique"),
+        ("VI2", "ne suffit pas à conclure que la rencontre est équilibrée"),
+        ("VI3", "laisse incertain le camp qui gagnerait le plus souvent"),
+        ("VI4", "invite à lire le taux de chaque camp avant de conclure"),
     ),
     "verdict:legere": (
         ("VL1", "donne un favori sans rendre l'issue certaine"),

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from engine.stats import CombatantInfo, FightSummary, build_report
-from harness.analysis import BALANCED, UNBALANCED, Thresholds, analyse, fill
+from harness.analysis import BALANCED, UNBALANCED, UNDECIDED, Thresholds, analyse, fill
 from harness.narrative import template_narrative
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +72,56 @@ def test_few_runs_make_the_verdict_fragile_and_advise_more_runs():
     a = analyse(report((6, 4), runs=10))
     ids = [f.id for f in a.facts]
     assert "precision" in ids and "levier:runs" in ids
-    assert a.verdict == BALANCED  # 60 % against 40 % on 10 fights: bands overlap
+    # 60 % against 40 % on 10 fights: the bands overlap, but wide bands show no balance
+    assert a.verdict == UNDECIDED and a.favoured is None
+    assert a.facts[0].opening == "Aucun camp ne se détache significativement"
+    assert "équilibr" not in a.facts[0].template
+    assert "levier:aucun" not in ids
+
+
+def test_a_side_apart_from_another_is_never_called_balanced():
+    # 3 sides, 40 fights: a wins 20, b 0, c 8. a's interval overlaps c's, so no side is
+    # ahead of every other; but a is ahead of b beyond noise: no balance either
+    a = analyse(_three_sides((20, 0, 8), runs=40))
+    assert a.verdict == UNDECIDED and a.favoured is None
+    verdict = a.facts[0]
+    assert verdict.opening == "Aucun camp ne se détache seul en tête"
+    assert verdict.rest.endswith("a devant b.")
+    assert verdict.clause == "verdict:indecis"
+    assert "levier:aucun" not in [f.id for f in a.facts]
+
+
+def test_an_outsider_among_three_sides_is_no_balance_and_asks_for_no_no_change_lever():
+    a = analyse(load("trois_camps_outsider"))
+    assert a.verdict == UNDECIDED
+    assert "bandits" in a.facts[0].rest.split("seuls ces écarts")[1]
+    ids = [f.id for f in a.facts]
+    assert "outsider" in ids and "levier:aucun" not in ids
+
+
+def test_a_balanced_report_with_many_capped_fights_advises_the_cap_and_nothing_else():
+    a = analyse(report((350, 350), draws=300, cap=20))
+    ids = [f.id for f in a.facts]
+    assert a.verdict == BALANCED
+    assert "levier:plafond" in ids and "levier:aucun" not in ids
+
+
+def _three_sides(wins, runs):
+    """Three sides of one combatant each, ``wins`` per side (the rest: draws at the cap)."""
+    infos = tuple(CombatantInfo(f"c{i}", side, "C", 10) for i, side in enumerate("abc"))
+    summaries = []
+    for i in range(runs):
+        winner, acc = -1, 0
+        for k, w in enumerate(wins):
+            if acc <= i < acc + w:
+                winner = k
+            acc += w
+        rows = tuple((1, 0, 5, 3, 0, int(winner != k), 0, 1) for k in range(3))
+        summaries.append(FightSummary(winner, 5 if winner >= 0 else 10, rows))
+    return build_report(
+        map_name="m", sides=("a", "b", "c"), combatants=infos, runs=runs, seed=1,
+        round_cap=10, summaries=summaries,
+    )  # fmt: skip
 
 
 def test_frequent_round_cap_draws_advise_a_higher_cap():
