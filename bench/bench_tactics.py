@@ -167,9 +167,11 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
     c = counts
     rate = check.rate
     shown = "—" if rate is None else f"{100 * rate:.0f} %"
+    singles = sum(len(policy.options(o)) < 2 for o in spy.observations)
     print(
         f"biais de position : {check.agreements}/{check.compared} situations, même choix "
-        f"= {shown} (options mélangées, graine {args.seed})"
+        f"= {shown} (options mélangées, graine {args.seed} ; {singles} situations à une seule "
+        "option non comparées)"
     )
     print(
         f"décisions : {c.decisions} ; replis : {c.fallbacks} ; plan joué ≠ option choisie : "
@@ -185,7 +187,12 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
     print(f"télémétrie : {policy.telemetry.to_dict()}")
     print(f"durée : {time.perf_counter() - start:.0f} s")
     out.update(
-        bias={"agreements": check.agreements, "compared": check.compared, "rate": rate},
+        bias={
+            "agreements": check.agreements,
+            "compared": check.compared,
+            "rate": rate,
+            "single_option": singles,
+        },
         counts={k: v for k, v in vars(c).items() if k != "kinds"} | {"kinds": dict(c.kinds)},
     )
     return out

@@ -48,7 +48,7 @@ from engine.actions import TurnPlan
 from engine.observation import Observation
 from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
-from policies.tactics import dominated, option_figures
+from policies.tactics import dominated, option_figures, outclassed
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 #: longest rationale accepted, in characters
@@ -254,12 +254,31 @@ def shown_options(
     obs: Observation, hidden: frozenset[str], order_seed: int | None = None
 ) -> tuple[Any, ...]:
     """The menu as the model sees it: ``obs.legal_options`` minus ``hidden`` kinds
-    and minus the options another one does better (:func:`policies.tactics.dominated`),
-    in the menu's order, or shuffled by ``order_seed`` (:func:`reorder`)."""
+    and minus the options another one does better (:func:`policies.tactics.dominated`,
+    then :func:`policies.tactics.outclassed` on the figures), best first
+    (:func:`best_first`), or shuffled by ``order_seed`` (:func:`reorder`)."""
     kept = tuple(o for o in obs.legal_options if o.id.split(":")[0] not in hidden)
     worse = dominated(kept)
     kept = tuple(o for o in kept if o.id not in worse)
-    return kept if order_seed is None else reorder(kept, obs, order_seed)
+    worse = outclassed(obs, kept)
+    kept = tuple(o for o in kept if o.id not in worse)
+    return best_first(obs, kept) if order_seed is None else reorder(kept, obs, order_seed)
+
+
+def best_first(obs: Observation, options: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The attacking options by expected damage, highest first (fewer attacks of
+    opportunity risked first on a tie), then the others in the menu's order.
+
+    A model that reads the figures has the best shot first; one that plays a
+    position is caught by the position-bias check, which shuffles this order.
+    """
+    figures = [option_figures(obs, o) for o in options]
+    ranked = sorted(
+        (i for i, f in enumerate(figures) if f.target is not None),
+        key=lambda i: (-round(figures[i].damage, 9), len(figures[i].provokes), i),
+    )
+    rest = [i for i, f in enumerate(figures) if f.target is None]
+    return tuple(options[i] for i in (*ranked, *rest))
 
 
 def reorder(options: tuple[Any, ...], obs: Observation, seed: int) -> tuple[Any, ...]:
@@ -482,7 +501,10 @@ def position_bias(
     order and shuffled (:func:`reorder` with ``seed``), and compare the stable ids
     chosen: a model that reads the options chooses the same one. ``known``: the
     choices already made in the menu's order (a fight's decisions), not asked
-    again. ``policy``: the other :class:`LLMPolicy` settings (``max_tokens``…)."""
+    again. ``policy``: the other :class:`LLMPolicy` settings (``max_tokens``…).
+
+    A situation whose menu shows a single option cannot be reordered: it is left
+    out (neither asked nor compared), so that it cannot count as an agreement."""
 
     def ask(p: LLMPolicy, obs: Observation) -> str | None:
         got = p.choose(obs)
@@ -490,9 +512,13 @@ def position_bias(
 
     plain = LLMPolicy(model, **policy)
     shuffled = LLMPolicy(model, order_seed=seed, **policy)
-    firsts = known if known is not None else [ask(plain, obs) for obs in observations]
+    if known is None:
+        known = [ask(plain, obs) if len(plain.options(obs)) > 1 else None for obs in observations]
     return BiasCheck(
-        tuple((a, ask(shuffled, obs)) for a, obs in zip(firsts, observations, strict=True))
+        tuple(
+            (a, ask(shuffled, obs)) if len(plain.options(obs)) > 1 else (None, None)
+            for a, obs in zip(known, observations, strict=True)
+        )
     )
 
 

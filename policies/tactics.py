@@ -251,3 +251,54 @@ def dominated(options: tuple[Option, ...]) -> frozenset[str]:
         if kind == "move" and any(i.startswith(f"move_attack:{rest}:") for i in ids):
             out.add(o.id)
     return frozenset(out)
+
+
+#: options that attack without moving the actor
+_IN_PLACE = frozenset({"attack", "full_attack"})
+
+#: expected damages closer than this are equal (sums in another order)
+_EPS = 1e-9
+
+#: attacking option kinds whose worth the figures show in full (the defensive full
+#: attack buys armour class that the figures do not count: never outclassed)
+_COMPARABLE = frozenset(
+    {"attack", "full_attack", "stand_attack", "step_full_attack", "move_attack", "charge"}
+)
+
+
+def outclassed(obs: Observation, options: tuple[Option, ...]) -> frozenset[str]:
+    """Ids of attacking options that another option on the **same target** beats on
+    the figures the menu shows: at least as much expected damage and no attack of
+    opportunity that the other does not risk too, strictly better on one of them.
+
+    Options on different targets are never compared (the target's hp is the
+    player's call), nor options that attack no one; two options with the same
+    figures are both kept. The figures ignore where each option leaves the actor.
+
+    « attendre » (doing nothing) is outclassed too when an attack from where the
+    actor stands risks no attack of opportunity: it leaves the actor in the same
+    square with a chance to hurt.
+    """
+    figures = {o.id: option_figures(obs, o) for o in options if o.id.split(":")[0] in _COMPARABLE}
+    out: set[str] = set()
+    for oid, f in figures.items():
+        if f.target is None:
+            continue
+        risks = set(f.provokes)
+        for other, g in figures.items():
+            if other == oid or g.target != f.target:
+                continue
+            more = g.damage - f.damage
+            if (
+                set(g.provokes) <= risks
+                and more >= -_EPS
+                and (more > _EPS or len(g.provokes) < len(risks))
+            ):
+                out.add(oid)
+                break
+    if any(
+        oid.split(":")[0] in _IN_PLACE and f.target is not None and f.damage > 0 and not f.provokes
+        for oid, f in figures.items()
+    ):
+        out.update(o.id for o in options if o.id == "wait")
+    return frozenset(out)

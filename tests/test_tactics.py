@@ -25,7 +25,7 @@ from policies.llm import (
     reorder,
     shown_options,
 )
-from policies.tactics import dominated, hit_chance, option_figures
+from policies.tactics import dominated, hit_chance, option_figures, outclassed
 
 ROOT = Path(__file__).resolve().parent.parent
 ROLL = re.compile(r" vs (\S+) d20=(\d+)([+-]\d+)=-?\d+ CA (\d+)")
@@ -150,6 +150,74 @@ def test_dominated_options_are_not_shown_and_downed_targets_are_never_offered():
     assert not any(
         i.startswith("attack:") and f"full_attack:{i[7:]}" in ids for ids in shown_ids for i in ids
     )
+
+
+def test_an_option_beaten_on_its_own_target_by_the_figures_is_not_shown():
+    """« approach then shoot » when shooting from here deals as much and risks no more
+    attacks of opportunity is hidden, and so is « wait » when shooting from here is
+    safe; options on another target never are."""
+    checked = waits = 0
+
+    class Look:
+        def decide(self, obs):
+            nonlocal checked, waits
+            full = shown_options(obs, frozenset())
+            shown = {o.id for o in full}
+            figures = {o.id: option_figures(obs, o) for o in obs.legal_options}
+            hidden = outclassed(obs, obs.legal_options)
+            for oid in hidden:
+                f = figures[oid]
+                assert oid not in shown
+                if oid == "wait":  # doing nothing, when shooting from here is safe
+                    assert any(
+                        o.split(":")[0] in ("attack", "full_attack")
+                        and g.damage > 0
+                        and not g.provokes
+                        for o, g in figures.items()
+                    )
+                    waits += 1
+                    continue
+                beaten_by = [
+                    g
+                    for other, g in figures.items()
+                    if other != oid
+                    and g.target == f.target
+                    and g.damage >= f.damage - 1e-9
+                    and set(g.provokes) <= set(f.provokes)
+                ]
+                assert beaten_by, oid
+                checked += 1
+            # every target that can be attacked keeps at least one option
+            targets = {figures[o.id].target for o in obs.legal_options} - {None}
+            hidden_kinds = {"defensive_full_attack"}
+            open_targets = {
+                figures[o].target
+                for o in shown
+                if figures[o].target is not None and o.split(":")[0] not in hidden_kinds
+            }
+            assert targets <= open_targets | {
+                figures[o.id].target
+                for o in obs.legal_options
+                if o.id.split(":")[0] in hidden_kinds
+            }
+            return HeuristicPolicy().decide(obs)
+
+    for seed in (1, 2, 3):
+        play_fight(_arena(), seed, {"players": Look(), "monsters": HeuristicPolicy()}, round_cap=4)
+    assert checked >= 5 and waits >= 1
+
+
+def test_the_menu_shows_the_attacks_best_first_and_the_rest_after():
+    for obs in _situations():
+        shown = shown_options(obs, frozenset())
+        figures = [option_figures(obs, o) for o in shown]
+        attacking = [f for f in figures if f.target is not None]
+        assert figures[: len(attacking)] == attacking  # attacks first, then the others
+        keys = [(-f.damage, len(f.provokes)) for f in attacking]
+        assert keys == sorted(keys)
+        rest = [o.id for o, f in zip(shown, figures, strict=True) if f.target is None]
+        menu = [o.id for o in obs.legal_options]
+        assert rest == sorted(rest, key=menu.index)  # in the engine's order
 
 
 class Picker:
