@@ -1,7 +1,9 @@
 """Experiments: several policies (arms) for one side, on the same fights.
 
 Every arm plays run ``i`` with ``SeededRng(seed + i)``: the same seeds for every
-arm (common random numbers). Each arm's win rate gets its 3σ band; every other
+arm (common random numbers). Each arm's win rate gets its 3σ band and its Wilson
+score interval at the same z = 3 (the band shrinks to a point at 0 and all wins,
+the interval does not); every other
 arm is compared with the first (the baseline) by the paired difference of win
 rates (its confidence interval and test use the fights on which exactly one of
 the two arms won) and, for reference, by the pooled two-proportion z-test of
@@ -32,10 +34,10 @@ from typing import Any
 from engine.encounter import Encounter
 from engine.errors import DataError
 from engine.runner import play_fight
-from engine.stats import PairedDifference, two_proportion_test, win_rate_band
+from engine.stats import PairedDifference, two_proportion_test, wilson_band, win_rate_band
 from harness.checkpoint import Checkpoint
 from harness.parallel import PolicySet, stop_pool
-from harness.report import pct
+from harness.report import band, pct, wilson
 from policies.registry import PolicySpec
 
 EXPERIMENT_SCHEMA = "pf1e-sim/experiment@1"
@@ -187,6 +189,7 @@ class ExperimentResult:
             arms.append({
                 "name": arm.name, "policy": str(arm.policy), "wins": c.wins[k],
                 "draws": c.draws[k], "rate": p, "band_3sigma": [lo, hi],
+                "wilson_3sigma": list(wilson_band(c.wins[k], c.runs)),
             })  # fmt: skip
         comparisons: list[dict[str, Any]] = []
         for k, d in enumerate(self.comparisons(), 1):
@@ -393,10 +396,10 @@ def render_experiment(data: dict[str, Any], title: str | None = None) -> str:
             )
     out.append("")
     for arm in data["arms"]:
-        lo, hi = arm["band_3sigma"]
         out.append(
             f"« {arm['name']} » ({arm['policy']}) : victoires {side} {pct(arm['rate'])} "
-            f"({arm['wins']}) — bande 3σ : [{pct(lo)}, {pct(hi)}]"
+            f"({arm['wins']}) — bande 3σ : {band(*arm['band_3sigma'])}, "
+            f"Wilson : {band(*wilson(arm, 'wins', data['runs']))}"
         )
     for c in data["comparisons"]:
         a, b = c["arm"], c["baseline"]

@@ -270,8 +270,9 @@ def heat_scale(rates: list[float]) -> tuple[float, float]:
 def sweep_heatmap(data: dict[str, Any]) -> str:
     """The matrix of win rates (rows: deployments, columns: strategies) as an SVG heatmap:
     the colour is the win rate (scale: the range of the rates, see :func:`heat_scale`),
-    each square gives it with its 3σ band; the best cell is framed."""
-    from harness.sweep import band_text
+    each square gives it with its Wilson interval at z = 3 (its title adds the 3σ band);
+    the best cell is framed."""
+    from harness.sweep import band_text, cell_wilson
 
     variants = [v["name"] for v in data["variants"]]
     strategies = [s["name"] for s in data["strategies"]]
@@ -280,7 +281,10 @@ def sweep_heatmap(data: dict[str, Any]) -> str:
     cw = max(150, *(_text_px(s) for s in strategies))
     ch, top = 44, 56
     low, high = heat_scale([c["rate"] for c in data["cells"]])
-    key = f"{100 * high:g} % — cadre rouge : meilleure case ; entre crochets : bande 3σ (en %)"
+    key = (
+        f"{100 * high:g} % — cadre rouge : meilleure case ; entre crochets : intervalle de "
+        "Wilson à 3σ (en %)"
+    )
     key_x = left + 50 + 8 * 21 + 6
     width = max(left + cw * ns + 20, key_x + _text_px(key))
     height = top + ch * len(variants) + 50
@@ -309,17 +313,17 @@ def sweep_heatmap(data: dict[str, Any]) -> str:
             cell = data["cells"][vi * ns + si]
             fill, ink = heat_colour(cell["rate"], low, high)
             x = left + cw * si
-            lo, hi = cell["band_3sigma"]
-            band = band_text(cell).split(" ", 1)[1]
+            interval = band_text(cell).split(" ", 1)[1]
             parts.append(
                 f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{fill}" '
                 f'stroke="#fff"><title>{escape(cell["variant"])} × '
                 f"{escape(cell['strategy'])} : {pct(cell['rate'])} ({cell['wins']}/"
-                f"{cell['runs']}), bande 3σ [{pct(lo)}, {pct(hi)}]</title></rect>"
+                f"{cell['runs']}), bande 3σ {band(*cell['band_3sigma'])}, "
+                f"Wilson {band(*cell_wilson(cell))}</title></rect>"
                 f'<text x="{_f(x + cw / 2)}" y="{y + 19}" text-anchor="middle" '
                 f'style="fill:{ink};font-size:14px">{pct(cell["rate"])}</text>'
                 f'<text x="{_f(x + cw / 2)}" y="{y + 35}" text-anchor="middle" '
-                f'style="fill:{ink};font-size:11px">{escape(band)}</text>'
+                f'style="fill:{ink};font-size:11px">{escape(interval)}</text>'
             )
             if (cell["variant"], cell["strategy"]) == (best["variant"], best["strategy"]):
                 frame = (
@@ -338,26 +342,28 @@ def sweep_heatmap(data: dict[str, Any]) -> str:
 
 def render_sweep_html(data: dict[str, Any]) -> str:
     """A self-contained HTML page of a sweep object (``pf1e-sim/sweep@1``)."""
-    from harness.sweep import describe_deployment
+    from harness.sweep import best_cell, cell_wilson, describe_deployment
 
     title = data["title"] or data["map"]
     side = data["side"]
     cells = _table(
-        ["Déploiement", "Stratégie", "Victoires", "Taux", "Bande 3σ", "Nuls", "Rounds moyens"],
+        ["Déploiement", "Stratégie", "Victoires", "Taux", "Bande 3σ", "Wilson", "Nuls",
+         "Rounds moyens"],
         [
             [
                 c["variant"],
                 c["strategy"],
                 f"{c['wins']}/{c['runs']}",
                 pct(c["rate"]),
-                f"[{pct(c['band_3sigma'][0])}, {pct(c['band_3sigma'][1])}]",
+                band(*c["band_3sigma"]),
+                band(*cell_wilson(c)),
                 str(c["draws"]),
                 f"{c['rounds_mean']:.1f}",
             ]
             for c in data["cells"]
         ],
-        {2, 3, 4, 5, 6},
-    )
+        {2, 3, 4, 5, 6, 7},
+    )  # fmt: skip
     deployments = _table(
         ["Déploiement", "Placement", "Cases de départ"],
         [
@@ -375,8 +381,7 @@ def render_sweep_html(data: dict[str, Any]) -> str:
     )
     best = data["best"]
     cap = data["round_cap"]
-    where = (best["variant"], best["strategy"])
-    top = next(c for c in data["cells"] if (c["variant"], c["strategy"]) == where)
+    top = best_cell(data)
     return (
         '<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8">'
         f"<title>Balayage — {escape(title)}</title>"
@@ -387,7 +392,8 @@ def render_sweep_html(data: dict[str, Any]) -> str:
         f"dans chaque case (seed {data['seed']}, plafond {cap} round{'s' if cap > 1 else ''}).</p>"
         f"<h2>Victoires {escape(side)}</h2>{sweep_heatmap(data)}"
         f"<p>Meilleure case : « {escape(best['variant'])} » × « {escape(best['strategy'])} » : "
-        f"{pct(top['rate'])} [{pct(top['band_3sigma'][0])}, {pct(top['band_3sigma'][1])}]. "
+        f"{pct(top['rate'])}, bande 3σ : {band(*top['band_3sigma'])}, Wilson : "
+        f"{band(*cell_wilson(top))}. "
         "Couleur : taux de victoire (échelle des taux observés).</p>"
         f"{cells}<h2>Déploiements</h2>{deployments}<h2>Stratégies</h2>{strategies}"
         "</body></html>\n"

@@ -7,6 +7,10 @@ their policy. Every cell plays run ``i`` with ``SeededRng(seed + i)``: the same
 seeds in every cell (common random numbers), so cells are compared on the same
 dice as far as the fights stay alike.
 
+Each cell's win rate gets its 3σ band and its Wilson score interval at the same
+z = 3 (the band shrinks to a point at 0 and all wins, the interval does not); the
+cells that may still match the best one are decided with the Wilson intervals.
+
 Work is cut into pieces (a cell's runs, split when there are few cells for the
 workers); each piece returns integer counts, summed per cell, so the result is
 identical for any number of workers. A finished cell is written to the
@@ -37,11 +41,11 @@ from engine.deployment import (
 from engine.encounter import Encounter, build_encounter
 from engine.errors import DataError, EncounterError
 from engine.runner import play_fight
-from engine.stats import win_rate_band
+from engine.stats import wilson_band, win_rate_band
 from harness.checkpoint import Checkpoint
 from harness.encounter_file import ZoneRectangle
 from harness.parallel import PolicySet, stop_pool
-from harness.report import pct
+from harness.report import band, pct, wilson
 from harness.text import table
 from policies.registry import PolicySpec
 
@@ -224,16 +228,12 @@ class SweepResult:
                 cells.append({
                     "variant": v.name, "strategy": s.name, "runs": c.runs, "wins": c.wins,
                     "draws": c.draws, "losses": c.runs - c.wins - c.draws, "rate": p,
-                    "band_3sigma": [lo, hi], "rounds_mean": c.rounds / c.runs if c.runs else 0.0,
+                    "band_3sigma": [lo, hi], "wilson_3sigma": list(wilson_band(c.wins, c.runs)),
+                    "rounds_mean": c.rounds / c.runs if c.runs else 0.0,
                 })  # fmt: skip
         bv, bs = self.best()
-        n = len(self.strategies)
-        best = cells[bv * n + bs]
-        overlapping = [
-            [c["variant"], c["strategy"]]
-            for c in cells
-            if c is not best and c["band_3sigma"][1] >= best["band_3sigma"][0]
-        ]
+        best = cells[bv * len(self.strategies) + bs]
+        overlapping = [[c["variant"], c["strategy"]] for c in overlapping_cells(cells, best)]
         return {
             "schema": SWEEP_SCHEMA,
             "title": self.title,
@@ -446,8 +446,24 @@ def describe_deployment(d: dict[str, Any]) -> str:
     )
 
 
+def cell_wilson(cell: dict[str, Any]) -> tuple[float, float]:
+    """A cell's Wilson interval at z = 3 (computed from its counts for sweeps
+    written before it was stored)."""
+    return wilson(cell, "wins", cell["runs"])
+
+
+def overlapping_cells(
+    cells: Sequence[dict[str, Any]], best: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The other cells whose Wilson interval reaches the best cell's: not yet told
+    apart from it (the 3σ band of a cell won 0 or every time has no width)."""
+    floor = cell_wilson(best)[0]
+    return [c for c in cells if c is not best and cell_wilson(c)[1] >= floor]
+
+
 def band_text(cell: dict[str, Any]) -> str:
-    lo, hi = cell["band_3sigma"]
+    """``rate [lo, hi]``: the cell's rate and its Wilson interval (in %)."""
+    lo, hi = cell_wilson(cell)
     return f"{pct(cell['rate'])} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
@@ -473,7 +489,7 @@ def render_sweep(data: dict[str, Any]) -> str:
     for s in data["strategies"]:
         out.append(f"- « {s['name']} » : {s['policy']}")
     out.append("")
-    out.append(f"Victoires {side} par case (taux [bande 3σ, en %]) :")
+    out.append(f"Victoires {side} par case (taux [intervalle de Wilson à 3σ, en %]) :")
     rows: list[list[str]] = []
     for vi, v in enumerate(data["variants"]):
         row = [v["name"]]
@@ -481,27 +497,34 @@ def render_sweep(data: dict[str, Any]) -> str:
         rows.append(row)
     headers = ["Déploiement \\ stratégie", *(s["name"] for s in data["strategies"])]
     out += table(headers, rows, set(range(1, ns + 1)))
-    best = data["best"]
-    cell = next(
-        c
-        for c in data["cells"]
-        if (c["variant"], c["strategy"]) == (best["variant"], best["strategy"])
-    )
-    lo, hi = cell["band_3sigma"]
+    cell = best_cell(data)
     out.append("")
     out.append(
         f"Meilleure case : « {cell['variant']} » × « {cell['strategy']} » — victoires {side} "
-        f"{pct(cell['rate'])} ({cell['wins']}/{cell['runs']}), bande 3σ : [{pct(lo)}, {pct(hi)}]"
+        f"{pct(cell['rate'])} ({cell['wins']}/{cell['runs']}), "
+        f"bande 3σ : {band(*cell['band_3sigma'])}, Wilson : {band(*cell_wilson(cell))}"
     )
-    near = best["overlapping"]
+    # decided again from the cells: a sweep written before the Wilson intervals
+    # stored an overlap decided with the 3σ bands
+    near = overlapping_cells(data["cells"], cell)
     if not near:
-        out.append("Aucune autre case n'atteint sa bande 3σ : elle est nettement meilleure.")
+        out.append(
+            "Aucune autre case n'atteint son intervalle de Wilson : elle est nettement meilleure."
+        )
     else:
-        out.append("Cases dont la bande 3σ atteint la sienne (à départager avec plus de combats) :")
-        by_name = {(c["variant"], c["strategy"]): c for c in data["cells"]}
-        for v, s in near:
-            out.append(f"- « {v} » × « {s} » : {band_text(by_name[v, s])}")
+        out.append(
+            "Cases dont l'intervalle de Wilson atteint le sien (à départager avec plus de "
+            "combats) :"
+        )
+        out += [f"- « {c['variant']} » × « {c['strategy']} » : {band_text(c)}" for c in near]
     return "\n".join(out) + "\n"
+
+
+def best_cell(data: dict[str, Any]) -> dict[str, Any]:
+    """The cell named by a sweep object's ``best``."""
+    best = data["best"]
+    where = (best["variant"], best["strategy"])
+    return next(c for c in data["cells"] if (c["variant"], c["strategy"]) == where)
 
 
 def sweep_csv(data: dict[str, Any]) -> str:
@@ -509,11 +532,14 @@ def sweep_csv(data: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["variant", "strategy", "runs", "wins", "draws", "losses", "rate",
-                "band_3sigma_low", "band_3sigma_high", "rounds_mean"])  # fmt: skip
+                "band_3sigma_low", "band_3sigma_high", "wilson_3sigma_low", "wilson_3sigma_high",
+                "rounds_mean"])  # fmt: skip
     for c in data["cells"]:
         lo, hi = c["band_3sigma"]
+        wlo, whi = cell_wilson(c)
         w.writerow([
             c["variant"], c["strategy"], c["runs"], c["wins"], c["draws"], c["losses"],
-            f"{c['rate']:.6f}", f"{lo:.6f}", f"{hi:.6f}", f"{c['rounds_mean']:.4f}",
+            f"{c['rate']:.6f}", f"{lo:.6f}", f"{hi:.6f}", f"{wlo:.6f}", f"{whi:.6f}",
+            f"{c['rounds_mean']:.4f}",
         ])  # fmt: skip
     return buf.getvalue()

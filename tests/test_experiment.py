@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
@@ -14,11 +15,13 @@ from engine.stats import (
     normal_cdf,
     normal_quantile,
     two_proportion_test,
+    wilson_band,
     wilson_interval,
 )
 from harness.cli import _setup, main
-from harness.experiment import Arm, run_experiment
+from harness.experiment import Arm, Counts, ExperimentResult, render_experiment, run_experiment
 from harness.parallel import simulate
+from harness.report import band
 from policies.registry import HEURISTIC, parse_policy_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +137,41 @@ def test_workers_give_identical_results_and_adaptive_stopping():
     assert first.to_dict()["arms"] == narrow.to_dict()["arms"]
 
 
+def _counted(wins, only_base):
+    """The example's experiment object for 200 fights per arm with these counts."""
+    setup, arms = _example()
+    counts = Counts(2, 200, list(wins), [0, 0], [0, 0], [0, only_base])
+    return ExperimentResult(setup.encounter, "players", tuple(arms), 1, 100, 0.05, counts).to_dict()
+
+
+def test_each_arm_has_its_3sigma_band_and_its_wilson_interval():
+    data = _counted([200, 185], 15)
+    for arm in data["arms"]:
+        lo, hi = arm["wilson_3sigma"]
+        assert [lo, hi] == list(wilson_band(arm["wins"], data["runs"]))
+        assert lo <= arm["rate"] <= hi and hi - lo > 0
+    top = data["arms"][0]
+    # won every time: the 3σ band is a point, Wilson's lower bound is n / (n + z²)
+    assert top["band_3sigma"] == [1.0, 1.0]
+    assert top["wilson_3sigma"] == [pytest.approx(200 / 209), 1.0]
+    text = render_experiment(data)
+    for arm in data["arms"]:
+        both = f"bande 3σ : {band(*arm['band_3sigma'])}, Wilson : {band(*arm['wilson_3sigma'])}"
+        head = f"« {arm['name']} » ({arm['policy']}) : victoires players {100 * arm['rate']:.1f}%"
+        assert f"{head} ({arm['wins']}) — {both}\n" in text
+    # the paired comparison keeps its own interval
+    c = data["comparisons"][0]
+    assert f"IC 95 % : [{100 * c['interval'][0]:+.1f}, {100 * c['interval'][1]:+.1f}]" in text
+
+
+def test_an_experiment_written_before_the_wilson_intervals_renders_with_them():
+    data = _counted([200, 185], 15)
+    old = copy.deepcopy(data)
+    for arm in old["arms"]:
+        del arm["wilson_3sigma"]
+    assert render_experiment(old, "t") == render_experiment(data, "t")
+
+
 # -- CLI ---------------------------------------------------------------------------
 
 
@@ -154,6 +192,8 @@ def test_experiment_command_from_the_file(capsys, tmp_path):
     data = json.loads(out_json.read_text(encoding="utf-8"))
     assert data["schema"] == "pf1e-sim/experiment@1"
     assert [a["name"] for a in data["arms"]] == ["heuristique", "feu concentré", "archers prudents"]
+    for arm in data["arms"]:
+        assert arm["wilson_3sigma"] == list(wilson_band(arm["wins"], data["runs"]))
     code, two, _ = run(capsys, ["experiment", "--encounter", EXAMPLE, "--runs", "80",
                                 "--workers", "2"])  # fmt: skip
     assert code == 0 and two == out

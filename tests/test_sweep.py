@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import copy
+import csv
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 import harness.sweep
+from engine.stats import wilson_band, win_rate_band
 from harness.cli import _setup, main
 from harness.encounter_file import load_encounter_file
+from harness.html import render_sweep_html, sweep_heatmap
 from harness.parallel import simulate
-from harness.sweep import Strategy, build_variants, run_sweep
+from harness.report import band
+from harness.sweep import (
+    CellCounts,
+    Strategy,
+    SweepResult,
+    build_variants,
+    render_sweep,
+    run_sweep,
+    sweep_csv,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "data/encounters/sweep_archers.yaml"
@@ -108,6 +122,96 @@ def test_an_interrupted_sweep_resumes_without_replaying_finished_cells(tmp_path,
     assert count_fights == [] and again.to_dict() == whole
 
 
+# -- intervals: the 3σ band and the Wilson interval ---------------------------------------
+
+
+def _counted(*counts):
+    """A 2 × 2 sweep object of the example's first deployments and strategies whose
+    cells (row order) won ``counts`` of 200 fights."""
+    _, variants, strategies = _example()
+    cells = [[CellCounts(200, w, 0, 1000) for w in counts[:2]],
+             [CellCounts(200, w, 0, 1000) for w in counts[2:]]]  # fmt: skip
+    res = SweepResult(None, "Arène", "players", tuple(variants[:2]), tuple(strategies[:2]),
+                      1, 200, 100, cells)  # fmt: skip
+    return res.to_dict()
+
+
+def _name(cell):
+    return f"« {cell['variant']} » × « {cell['strategy']} »"
+
+
+def test_a_cell_won_every_time_keeps_a_wilson_width_and_it_decides_the_overlap():
+    data = _counted(200, 185, 100, 0)
+    top, near, half, none = data["cells"]
+    assert data["best"] == {"variant": top["variant"], "strategy": top["strategy"],
+                            "overlapping": [[near["variant"], near["strategy"]]]}  # fmt: skip
+    for cell in data["cells"]:
+        lo, hi = cell["wilson_3sigma"]
+        assert [lo, hi] == list(wilson_band(cell["wins"], cell["runs"]))
+        assert lo <= cell["rate"] <= hi and hi - lo > 0
+    # at 200/200 and 0/200 the 3σ band is a point; Wilson's bounds are n/(n+z²), z²/(n+z²)
+    assert top["band_3sigma"] == [1.0, 1.0] and none["band_3sigma"] == [0.0, 0.0]
+    assert top["wilson_3sigma"] == [pytest.approx(200 / 209), 1.0]
+    assert none["wilson_3sigma"] == [0.0, pytest.approx(9 / 209)]
+    # 185/200 is apart from 200/200 by the 3σ bands, not by the Wilson intervals
+    assert win_rate_band(185, 200)[2] < win_rate_band(200, 200)[1]
+    assert near["wilson_3sigma"][1] >= top["wilson_3sigma"][0]
+    assert half["wilson_3sigma"][1] < top["wilson_3sigma"][0]
+
+    text = render_sweep(data)
+    assert "Victoires players par case (taux [intervalle de Wilson à 3σ, en %]) :" in text
+    both = f"bande 3σ : {band(*top['band_3sigma'])}, Wilson : {band(*top['wilson_3sigma'])}"
+    assert f"{_name(top)} — victoires players 100.0% (200/200), {both}\n" in text
+    assert "Cases dont l'intervalle de Wilson atteint le sien" in text
+    lo, hi = near["wilson_3sigma"]
+    assert f"\n- {_name(near)} : 92.5% [{100 * lo:.1f}, {100 * hi:.1f}]\n" in text
+    assert f"- {_name(half)}" not in text and f"- {_name(none)}" not in text
+    lo, hi = none["wilson_3sigma"]
+    assert f"0.0% [{100 * lo:.1f}, {100 * hi:.1f}]" in text  # the table
+
+    svg = sweep_heatmap(data)
+    assert "entre crochets : intervalle de Wilson à 3σ (en %)" in svg
+    for cell in data["cells"]:
+        assert (f"bande 3σ {band(*cell['band_3sigma'])}, Wilson {band(*cell['wilson_3sigma'])}"
+                "</title>") in svg  # fmt: skip
+    page = render_sweep_html(data)
+    assert "<th>Bande 3σ</th><th>Wilson</th>" in page
+    assert (f'<td class="n">{band(*top["band_3sigma"])}</td>'
+            f'<td class="n">{band(*top["wilson_3sigma"])}</td>') in page  # fmt: skip
+    assert f"Wilson : {band(*top['wilson_3sigma'])}." in page
+
+
+def test_no_overlap_is_said_from_the_wilson_intervals():
+    data = _counted(200, 150, 100, 0)
+    assert data["best"]["overlapping"] == []
+    assert ("Aucune autre case n'atteint son intervalle de Wilson : elle est nettement "
+            "meilleure.") in render_sweep(data)  # fmt: skip
+
+
+def test_csv_gives_both_intervals_of_every_cell():
+    data = _counted(200, 185, 100, 0)
+    rows = list(csv.DictReader(io.StringIO(sweep_csv(data))))
+    assert list(rows[0]) == [
+        "variant", "strategy", "runs", "wins", "draws", "losses", "rate", "band_3sigma_low",
+        "band_3sigma_high", "wilson_3sigma_low", "wilson_3sigma_high", "rounds_mean",
+    ]  # fmt: skip
+    for row, cell in zip(rows, data["cells"], strict=True):
+        lo, hi = wilson_band(int(row["wins"]), int(row["runs"]))
+        assert float(row["wilson_3sigma_low"]) == pytest.approx(lo, abs=1e-6)
+        assert float(row["wilson_3sigma_high"]) == pytest.approx(hi, abs=1e-6)
+        assert float(row["band_3sigma_low"]) == pytest.approx(cell["band_3sigma"][0], abs=1e-6)
+
+
+def test_a_sweep_written_before_the_wilson_intervals_renders_with_them():
+    data = _counted(200, 185, 100, 0)
+    old = copy.deepcopy(data)
+    for cell in old["cells"]:
+        del cell["wilson_3sigma"]
+    old["best"]["overlapping"] = []  # what the 3σ bands decided
+    for render in (render_sweep, sweep_csv, sweep_heatmap, render_sweep_html):
+        assert render(old) == render(data)
+
+
 # -- CLI ---------------------------------------------------------------------------------
 
 
@@ -132,6 +236,8 @@ def test_sweep_command_outputs_and_workers(capsys, tmp_path):
     assert "Meilleure case : « " in out
     data = json.loads((d1 / "s.json").read_text(encoding="utf-8"))
     assert data["schema"] == "pf1e-sim/sweep@1" and len(data["cells"]) == CELLS
+    for cell in data["cells"]:
+        assert cell["wilson_3sigma"] == list(wilson_band(cell["wins"], cell["runs"]))
     assert data["variants"][3]["starts"] == {"goblin": [4, 9], "goblin-2": [3, 8],
                                              "goblin-3": [5, 8]}  # fmt: skip
     csv_lines = (d1 / "s.csv").read_text(encoding="utf-8").splitlines()
