@@ -16,7 +16,8 @@ from engine.stats import (
     two_proportion_test,
     wilson_interval,
 )
-from harness.cli import _setup, main
+from harness.cli.config import load_setup
+from harness.cli.main import main
 from harness.experiment import Arm, run_experiment
 from harness.parallel import simulate
 from policies.registry import HEURISTIC, parse_policy_spec
@@ -80,7 +81,7 @@ def test_paired_difference():
 
 
 def _example():
-    setup = _setup(None, None, EXAMPLE, None)
+    setup = load_setup(None, None, EXAMPLE, None)
     arms = [
         Arm("h", HEURISTIC),
         Arm("f", parse_policy_spec("strategy:data/strategies/focus_dangerous.yaml")),

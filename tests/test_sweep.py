@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import harness.sweep
-from harness.cli import _setup, main
+from harness.cli.config import load_setup
+from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
 from harness.parallel import simulate
 from harness.sweep import Strategy, build_variants, run_sweep
@@ -30,7 +31,7 @@ def run(capsys, args):
 
 
 def _example():
-    setup = _setup(None, None, EXAMPLE, None)
+    setup = load_setup(None, None, EXAMPLE, None)
     plan = load_encounter_file(EXAMPLE).sweep
     assert plan is not None
     variants = build_variants(setup.encounter, plan.side, plan.variants, EXAMPLE)
