@@ -21,20 +21,31 @@ import typer
 from engine.errors import Pf1eSimError
 from harness.cli.common import PROG, SIDE_SEP, UserError, app
 
-#: the command modules, imported in this order (the order of ``--help``)
-COMMAND_MODULES = ("simulate", "schema", "roll", "report", "experiment", "sweep", "strategy")
+#: the module of each command, in the order of ``--help`` (the ``strategy`` group last)
+COMMAND_MODULES = {
+    "simulate": "simulate", "schema": "schema", "roll": "roll", "audit-dice": "roll",
+    "report": "report", "experiment": "experiment", "sweep": "sweep", "strategy": "strategy",
+}  # fmt: skip
 
-for _module in COMMAND_MODULES:
-    importlib.import_module(f"harness.cli.{_module}")
 
-COMMANDS = (
-    "simulate", "schema", "report", "experiment", "sweep", "strategy", "roll", "audit-dice",
-)  # fmt: skip
+def _register(command: str) -> None:
+    """Import the module of ``command`` (every module for the top-level help).
+
+    A command registers itself on :data:`~harness.cli.common.app` when its module
+    is imported; building only the one a run needs keeps typer from converting the
+    options of all the others at each start. The commands stay in the order of
+    :data:`COMMAND_MODULES` whatever was imported before.
+    """
+    wanted = [COMMAND_MODULES[command]] if command in COMMAND_MODULES else COMMAND_MODULES.values()
+    for module in dict.fromkeys(wanted):
+        importlib.import_module(f"harness.cli.{module}")
+    order = list(COMMAND_MODULES)
+    app.registered_commands.sort(key=lambda info: order.index(info.name or ""))
 
 
 def _prepare(argv: list[str]) -> list[str]:
     """Route the bare form to ``simulate`` and pack ``--side NAME FILE…`` into one value."""
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0] not in COMMAND_MODULES and argv[0] not in ("-h", "--help")):
         argv = ["simulate", *argv]
     if argv[0] == "roll":
         # a roll expression may start with a penalty (« -2 (malus) vs 10 »): a leading
@@ -100,7 +111,8 @@ def _french_usage(err: click.ClickException) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point. Returns the exit status (also used by the tests)."""
     args = _prepare(list(sys.argv[1:] if argv is None else argv))
-    command = typer.main.get_command(app)
+    _register(args[0])
+    command = typer.main.get_group(app)  # a group even when one command is registered
     try:
         code = command.main(args=args, prog_name=PROG, standalone_mode=False)
         if isinstance(code, int) and code:
