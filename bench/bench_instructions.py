@@ -8,11 +8,18 @@ temporary worktree), and prints the ratio.
 
 Usage: ``uv run python bench/bench_instructions.py [--against REV] [--fights 1000]``
 (needs ``valgrind``; takes about a minute per revision).
+
+``--startup`` counts instead the CLI start-up: the whole process of
+``pf1e-sim … --runs 1`` on the quick start (``python -m harness.cli``), with
+compiled bytecode (one unmeasured run first writes the ``.pyc`` files;
+``PYTHONDONTWRITEBYTECODE`` is cleared for both runs, or every module would be
+compiled from source and counted).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -59,15 +66,44 @@ def per_fights(root: Path, fights: int) -> int:
     return instructions(root, 200, fights) - instructions(root, 200, 0)
 
 
+STARTUP_ARGS = [
+    "--map", "data/maps/sample_arena.yaml",
+    "--side", "players", *["data/monsters/goblin.json"] * 3,
+    "--side", "monsters", *["data/monsters/orc.json"] * 2,
+    "--runs", "1",
+]  # fmt: skip
+
+
+def startup(root: Path) -> int:
+    """Instructions of one ``pf1e-sim --runs 1`` process (see the module docstring)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = [sys.executable, "-m", "harness.cli", *STARTUP_ARGS]
+    subprocess.run(cmd, cwd=root, env=env, capture_output=True, check=True)  # writes the .pyc
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd]
+    out = subprocess.run(
+        valgrind, cwd=root, env=env, capture_output=True, text=True, check=True
+    ).stderr
+    match = re.search(r"Collected : (\d+)", out)
+    if match is None:
+        raise SystemExit(f"callgrind printed no count:\n{out}")
+    return int(match.group(1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--against", help="git revision to compare with")
     parser.add_argument("--fights", type=int, default=1000)
+    parser.add_argument("--startup", action="store_true", help="count pf1e-sim --runs 1")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
-    here = per_fights(ROOT, args.fights)
-    print(f"checkout: {here / 1e9:.3f} G instructions per {args.fights} fights")
+
+    def measure(root: Path) -> int:
+        return startup(root) if args.startup else per_fights(root, args.fights)
+
+    what = "for pf1e-sim --runs 1 (start-up)" if args.startup else f"per {args.fights} fights"
+    here = measure(ROOT)
+    print(f"checkout: {here / 1e9:.3f} G instructions {what}")
     if args.against:
         with tempfile.TemporaryDirectory() as tmp:
             tree = Path(tmp) / "tree"
@@ -77,14 +113,15 @@ def main() -> None:
                 check=True,
             )  # fmt: skip
             try:
-                there = per_fights(tree, args.fights)
+                there = measure(tree)
             finally:
                 subprocess.run(
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                     check=True,
                 )
-        print(f"{args.against}: {there / 1e9:.3f} G instructions per {args.fights} fights")
-        print(f"ratio: {here / there:.3f} (throughput ≈ {there / here:.2f}× the other revision's)")
+        print(f"{args.against}: {there / 1e9:.3f} G instructions {what}")
+        speed = "" if args.startup else f" (throughput ≈ {there / here:.2f}× the other revision's)"
+        print(f"ratio: {here / there:.3f}{speed}")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ a path that is a folder.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from collections.abc import Iterator
@@ -236,3 +237,13 @@ def _why_not_writable(path: Path) -> str | None:
         if len(os.fsencode(target.name)) > os.pathconf(folder, "PC_NAME_MAX"):
             return os_error_fr(OSError(errno.ENAMETOOLONG, ""))
     return None
+
+
+def json_text(data: object) -> str:
+    """The JSON text pf1e-sim writes and prints: UTF-8 as is, indented by two, one final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_json(path: str | os.PathLike[str], data: object) -> None:
+    """Write ``data`` as :func:`json_text` to ``path`` (atomically, see :func:`write_atomic`)."""
+    write_atomic(path, json_text(data))

@@ -21,15 +21,18 @@ import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.battle import Policy
 from engine.encounter import Encounter
 from engine.runner import run_range
 from engine.state import CombatantState
 from engine.stats import Tally
-from policies.llm import ChatModel, LLMPolicy, Telemetry
 from policies.registry import HEURISTIC, PolicySpec, build_policy
+
+if TYPE_CHECKING:
+    # the LLM policy (jinja2, pydantic models) is imported only when one plays
+    from policies.llm import ChatModel, Telemetry
 
 ProgressFn = Callable[[int], None]
 
@@ -67,7 +70,7 @@ class PolicySet:
             if key not in cache:
                 cache[key] = build_policy(spec, factory)
             self._by_index[i] = cache[key]
-        self._distinct = list(cache.values())
+        self._llm = [policy for key, policy in cache.items() if key[0] == "llm"]
         self.models = models
 
     def __call__(self, actor: CombatantState) -> Policy:
@@ -75,9 +78,11 @@ class PolicySet:
 
     def telemetry(self) -> Telemetry | None:
         """Merged telemetry of the LLM policies, or ``None`` when none plays."""
-        found = [p.telemetry for p in self._distinct if isinstance(p, LLMPolicy)]
-        if not found:
+        if not self._llm:
             return None
+        from policies.llm import LLMPolicy, Telemetry
+
+        found = [p.telemetry for p in self._llm if isinstance(p, LLMPolicy)]
         total = Telemetry()
         for t in found:
             total.merge(t)
@@ -151,6 +156,8 @@ def _difference(after: Telemetry | None, before: Telemetry | None) -> Telemetry 
         return None
     if before is None:
         return after
+    from policies.llm import Telemetry
+
     return Telemetry(
         decisions=after.decisions - before.decisions,
         model_calls=after.model_calls - before.model_calls,
@@ -176,6 +183,8 @@ class RunOutcome:
         self.tally.merge(tally)
         if telemetry is not None:
             if self.telemetry is None:
+                from policies.llm import Telemetry
+
                 self.telemetry = Telemetry()
             self.telemetry.merge(telemetry)
 

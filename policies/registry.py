@@ -11,13 +11,18 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.battle import Policy
 from engine.errors import DataError, suggestion
 from policies.heuristic import HeuristicPolicy
-from policies.llm import ChatModel, LLMPolicy
-from policies.scripted import Script, ScriptedPolicy, load_script
-from policies.strategy import StrategyPolicy, StrategySpec, load_strategy
+
+if TYPE_CHECKING:
+    # imported where they are used: a heuristic run never loads the LLM policy
+    # (jinja2, pydantic models), the script or the strategy machinery
+    from engine.battle import Policy
+    from policies.llm import ChatModel
+    from policies.scripted import Script
+    from policies.strategy import StrategySpec
 
 KINDS = ("heuristic", "scripted", "strategy", "llm")
 
@@ -62,6 +67,8 @@ def parse_policy_spec(text: str, base_dir: Path | None = None) -> PolicySpec:
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         shown = os.path.normpath(path)
+        from policies.scripted import load_script
+
         return PolicySpec("scripted", shown, load_script(shown))
     if kind == "strategy":
         if not arg:
@@ -70,6 +77,8 @@ def parse_policy_spec(text: str, base_dir: Path | None = None) -> PolicySpec:
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         shown = os.path.normpath(path)
+        from policies.strategy import load_strategy
+
         return PolicySpec("strategy", shown, strategy=load_strategy(shown))
     if kind == "llm":
         return PolicySpec("llm", model=arg or None)
@@ -84,13 +93,19 @@ def build_policy(
 ) -> Policy:
     """The policy object of a spec; ``llm`` needs the harness's ``model_factory``."""
     if spec.kind == "scripted":
+        from policies.scripted import ScriptedPolicy
+
         assert spec.script is not None
         return ScriptedPolicy(spec.script)
     if spec.kind == "strategy":
+        from policies.strategy import StrategyPolicy
+
         assert spec.strategy is not None
         return StrategyPolicy(spec.strategy)
     if spec.kind == "llm":
         if model_factory is None:
             raise DataError("la politique « llm » a besoin d'un modèle (--model)")
+        from policies.llm import LLMPolicy
+
         return LLMPolicy(model_factory(spec.model))
     return HeuristicPolicy()

@@ -207,7 +207,7 @@ def test_a_report_written_before_the_melee_counter_says_nothing_about_melee():
 
 def test_the_engine_counts_fights_with_a_melee_attack(tmp_path):
     """Goblins armed with a bow only never strike in melee; an orc without javelins must."""
-    from harness.cli import main
+    from harness.cli.main import main
 
     def armed(name, kind):
         data = json.loads((ROOT / "data" / "monsters" / f"{name}.json").read_text("utf-8"))

@@ -11,7 +11,7 @@ from engine.audit import audit_pack, chi2_sf, chi_square
 from engine.checks import CheckMechanic
 from engine.packs import builtin_packs, load_pack
 from engine.rng import SeededRng
-from harness.cli import main
+from harness.cli.main import main
 
 
 class BiasedRng:

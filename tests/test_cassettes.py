@@ -17,7 +17,7 @@ from engine.creatures import load_combatant
 from engine.encounter import build_encounter
 from engine.maps import load_map
 from engine.runner import play_fight
-from harness.cli import main
+from harness.cli.main import main
 from harness.models import CassetteMissError, ReplayModel
 from policies.heuristic import HeuristicPolicy
 from policies.llm import LLMPolicy

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine.schemas import ReportModel
-from harness.cli import main
+from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = "data/maps/sample_arena.yaml"
@@ -608,7 +608,7 @@ def test_saved_report_round_trips_through_the_report_command(tmp_path, capsys):
 def test_exit_statuses_set_inside_a_command_reach_the_caller(capsys, monkeypatch):
     """typer (not in standalone mode) returns these statuses instead of raising them."""
     import engine.audit
-    import harness.cli
+    import harness.parallel
     import harness.rolls
 
     class Failed:
@@ -621,7 +621,7 @@ def test_exit_statuses_set_inside_a_command_reach_the_caller(capsys, monkeypatch
     def interrupted(*args, **kw):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(harness.cli, "simulate", interrupted)
+    monkeypatch.setattr(harness.parallel, "simulate", interrupted)
     capsys.readouterr()
     assert main(["--encounter", "data/encounters/quickstart.yaml", "--runs", "1"]) == 130
     assert "pf1e-sim: interrompu" in capsys.readouterr()[1]

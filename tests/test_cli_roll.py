@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine.rng import SeededRng
-from harness.cli import main
+from harness.cli.main import main
 
 PREFIX = "pf1e-sim: erreur : "
 

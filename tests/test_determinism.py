@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = "data/maps/sample_arena.yaml"

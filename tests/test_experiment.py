@@ -18,7 +18,8 @@ from engine.stats import (
     wilson_band,
     wilson_interval,
 )
-from harness.cli import _setup, main
+from harness.cli.config import load_setup
+from harness.cli.main import main
 from harness.experiment import Arm, Counts, ExperimentResult, render_experiment, run_experiment
 from harness.parallel import simulate
 from harness.report import band
@@ -83,7 +84,7 @@ def test_paired_difference():
 
 
 def _example():
-    setup = _setup(None, None, EXAMPLE, None)
+    setup = load_setup(None, None, EXAMPLE, None)
     arms = [
         Arm("h", HEURISTIC),
         Arm("f", parse_policy_spec("strategy:data/strategies/focus_dangerous.yaml")),

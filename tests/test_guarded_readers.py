@@ -27,7 +27,7 @@ from engine.errors import DataError
 from engine.maps import parse_map
 from engine.validation import MAX_FILE_BYTES, load_json, load_yaml, quote, read_text
 from harness.checkpoint import Checkpoint
-from harness.cli import main
+from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
 from harness.reporter import parse_report
 
@@ -267,7 +267,7 @@ def test_a_sweep_rectangle_far_off_the_map_is_refused_without_listing_it(tmp_pat
         encoding="utf-8",
     )
     code = f"""
-        from harness.cli import main
+        from harness.cli.main import main
         raise SystemExit(print(main(["sweep", "--encounter", {str(enc)!r}, "--runs", "1"])))
     """
     done = subprocess.run(
@@ -296,7 +296,7 @@ def test_a_sweep_rectangle_far_off_the_map_is_refused_without_listing_it(tmp_pat
 def test_sweep_rectangles_name_the_first_bad_square(
     tmp_path: Path, rect: str, needle: str | None
 ) -> None:
-    from harness.cli import _setup
+    from harness.cli.config import load_setup
     from harness.sweep import build_variants
 
     enc = tmp_path / "enc.yaml"
@@ -305,7 +305,7 @@ def test_sweep_rectangles_name_the_first_bad_square(
         text.replace("../", f"{ROOT}/data/").replace("rows: [5, 6], cols: [1, 2]", rect),
         encoding="utf-8",
     )
-    setup = _setup(None, None, str(enc), None)
+    setup = load_setup(None, None, str(enc), None)
     plan = load_encounter_file(enc).sweep
     assert plan is not None
     if needle is None:
@@ -425,7 +425,7 @@ def test_a_report_with_a_huge_round_draws_its_histogram(tmp_path: Path) -> None:
     stats.write_text(json.dumps(doc), encoding="utf-8")
     html = tmp_path / "r.html"
     code = f"""
-        from harness.cli import main
+        from harness.cli.main import main
         print(main(["report", {str(stats)!r}, "--no-narrate", "--html", {str(html)!r}]))
     """
     assert _python(code, timeout=60).strip().endswith("0")
@@ -503,7 +503,7 @@ def test_names_with_terminal_escapes_never_reach_the_terminal(tmp_path, capsys):
     import json as _json
     import unicodedata
 
-    from harness.cli import main
+    from harness.cli.main import main
 
     root = Path(__file__).resolve().parent.parent
     orc = _json.loads((root / "data/monsters/orc.json").read_text(encoding="utf-8"))

@@ -176,7 +176,7 @@ def test_strategy_compile_over_llama_cpp_server(tmp_path, monkeypatch, capsys):
     form; the answers become the YAML, and the order the light model missed (« ne chargez
     jamais ») is reported « non compris », in the terminal and in the file. The Waterloo
     sentence is refused by the pre-pass, without a request."""
-    from harness.cli import main
+    from harness.cli.main import main
     from policies.strategy import load_strategy
 
     monkeypatch.setenv("PF1E_SIM_CACHE", str(tmp_path / "cache"))

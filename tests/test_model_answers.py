@@ -40,7 +40,7 @@ from engine.encounter import build_encounter
 from engine.maps import load_map
 from engine.runner import play_fight
 from harness.analysis import analyse
-from harness.cli import main
+from harness.cli.main import main
 from harness.models import (
     CASSETTE_SCHEMA,
     CassetteMissError,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import models
-from harness.cli import main
+from harness.cli.main import main
 from harness.models import (
     CassetteMissError,
     EmbeddedModel,

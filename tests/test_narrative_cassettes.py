@@ -17,7 +17,7 @@ import pytest
 
 from harness.analysis import analyse, fill
 from harness.clauses import BY_ID
-from harness.cli import main
+from harness.cli.main import main
 from harness.models import ReplayModel
 from harness.narrative import PATH_LLM, PATH_TEMPLATE, narrate, options, template_narrative
 

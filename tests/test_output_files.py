@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import DataError, os_error_fr
-from harness.cli import main
+from harness.cli.main import main
 from harness.output import check_output, write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -458,26 +458,26 @@ def _assert_refused(code: int, out: str, err: str, path: Path, fragment: str) ->
 @pytest.mark.parametrize("option", ["--json", "--html"])
 def test_simulate_refuses_a_bad_output_before_the_fights(bad, option, capsys, tmp_path,
                                                          monkeypatch):  # fmt: skip
-    import harness.cli
+    import harness.parallel
 
-    monkeypatch.setattr(harness.cli, "simulate", _never)
+    monkeypatch.setattr(harness.parallel, "simulate", _never)
     path, fragment = _bad_paths(tmp_path)[bad]
     _assert_refused(*run(capsys, [*QUICK, option, str(path)]), path, fragment)
 
 
 def test_a_bad_record_path_is_refused_before_the_fights(capsys, tmp_path, monkeypatch):
-    import harness.cli
+    import harness.parallel
 
-    monkeypatch.setattr(harness.cli, "simulate", _never)
+    monkeypatch.setattr(harness.parallel, "simulate", _never)
     path = tmp_path / "nope" / "rec.json"
     args = [*QUICK, "--policy", "players=llm", "--model", f"replay:{FOCUS}", "--record", str(path)]
     _assert_refused(*run(capsys, args), path, "n'existe pas")
 
 
 def test_a_missing_narrator_cassette_is_refused_before_the_fights(capsys, tmp_path, monkeypatch):
-    import harness.cli
+    import harness.parallel
 
-    monkeypatch.setattr(harness.cli, "simulate", _never)
+    monkeypatch.setattr(harness.parallel, "simulate", _never)
     missing = tmp_path / "absent.json"
     code, out, err = run(capsys, [*QUICK, "--narrate", "--narrator-model", f"replay:{missing}"])
     assert code == 2 and out == ""
@@ -488,11 +488,11 @@ def test_a_missing_narrator_cassette_is_refused_before_the_fights(capsys, tmp_pa
                                              ("local", ["fights", "open"])])  # fmt: skip
 def test_only_a_replay_narrator_is_opened_before_the_fights(spec, order, capsys, monkeypatch):
     """A cassette is opened up front; a local model still after the fights (memory), as before."""
-    import harness.cli
+    import harness.parallel
     import harness.reporter
 
     seen: list[str] = []
-    real = harness.cli.simulate
+    real = harness.parallel.simulate
 
     def fights(*a: object, **k: object) -> object:
         seen.append("fights")
@@ -502,7 +502,7 @@ def test_only_a_replay_narrator_is_opened_before_the_fights(spec, order, capsys,
         seen.append("open")
         return None, "modèle indisponible pour le test"
 
-    monkeypatch.setattr(harness.cli, "simulate", fights)
+    monkeypatch.setattr(harness.parallel, "simulate", fights)
     monkeypatch.setattr(harness.reporter, "open_narrator", opened)
     code, out, _ = run(capsys, [*QUICK, "--narrate", "--narrator-model", spec])
     assert code == 0 and "=== Analyse ===" in out and "indisponible pour le test" in out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from harness.models import EMBEDDED
 
 ROOT = Path(__file__).resolve().parent.parent

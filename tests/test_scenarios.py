@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 

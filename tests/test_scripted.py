@@ -10,7 +10,7 @@ from builders import make_map, make_profile, melee, ranged
 from engine.encounter import build_encounter
 from engine.errors import DataError
 from engine.runner import play_fight
-from harness.cli import main
+from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
 from policies.heuristic import HeuristicPolicy
 from policies.scripted import ScriptedPolicy, parse_script

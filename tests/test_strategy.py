@@ -349,7 +349,7 @@ def test_roles_override_one_combatant_only():
 
 
 def test_strategy_policy_from_the_cli_is_identical_for_any_worker_count(capsys, monkeypatch):
-    from harness.cli import main
+    from harness.cli.main import main
 
     monkeypatch.chdir(ROOT)
     args = ["--encounter", "data/encounters/strategy_archers.yaml", "--runs", "120"]
@@ -363,7 +363,7 @@ def test_strategy_policy_from_the_cli_is_identical_for_any_worker_count(capsys, 
 
 
 def test_strategy_errors_on_the_command_line(capsys, monkeypatch, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     monkeypatch.chdir(ROOT)
     bad = tmp_path / "bad.yaml"

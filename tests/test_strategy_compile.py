@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from policies.llm import ChatResponse
 from policies.strategy import StrategySpec, load_strategy, parse_strategy
 from policies.strategy_compile import (

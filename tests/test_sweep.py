@@ -12,7 +12,8 @@ import pytest
 
 import harness.sweep
 from engine.stats import wilson_band, win_rate_band
-from harness.cli import _setup, main
+from harness.cli.config import load_setup
+from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
 from harness.html import render_sweep_html, sweep_heatmap
 from harness.parallel import simulate
@@ -44,7 +45,7 @@ def run(capsys, args):
 
 
 def _example():
-    setup = _setup(None, None, EXAMPLE, None)
+    setup = load_setup(None, None, EXAMPLE, None)
     plan = load_encounter_file(EXAMPLE).sweep
     assert plan is not None
     variants = build_variants(setup.encounter, plan.side, plan.variants, EXAMPLE)

@@ -1,0 +1,169 @@
+"""The fights a command plays: the encounter (from ``--map``/``--side`` or an
+encounter file, read once), one policy per combatant, and the run settings
+merged from the file and the flags.
+
+>>> file = RunConfig(runs=200, seed=7, round_cap=30, simple_monster_death=True)
+>>> file.merge(runs=50, seed=None)
+RunConfig(runs=50, seed=7, round_cap=30, simple_monster_death=True)
+>>> RunConfig().merge(simple_monster_death=True).simple_monster_death
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from harness.cli.common import SIDE_SEP, UserError
+
+if TYPE_CHECKING:
+    from engine.creatures import CombatantProfile
+    from engine.encounter import Encounter
+    from engine.maps import GameMap
+    from harness.encounter_file import LoadedEncounter
+    from policies.registry import PolicySpec
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """How many fights, from which seed, under which cap and death rule."""
+
+    #: fights played (per arm, per cell)
+    runs: int = 1000
+    #: fight ``i`` uses ``seed + i``
+    seed: int = 1
+    #: rounds per fight before it is a draw
+    round_cap: int = 100
+    #: monsters die at 0 hit points
+    simple_monster_death: bool = False
+
+    def merge(
+        self,
+        runs: int | None = None,
+        seed: int | None = None,
+        round_cap: int | None = None,
+        simple_monster_death: bool = False,
+    ) -> RunConfig:
+        """These values with the flags laid over them: a flag that was given (not
+        ``None``; a switch that is on) wins."""
+        return RunConfig(
+            self.runs if runs is None else runs,
+            self.seed if seed is None else seed,
+            self.round_cap if round_cap is None else round_cap,
+            simple_monster_death or self.simple_monster_death,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """An encounter ready to play, and where it came from."""
+
+    encounter: Encounter
+    #: one policy per combatant, in placement order
+    policies: tuple[PolicySpec, ...]
+    map_path: str
+    side_files: dict[str, list[str]]
+    #: the encounter file's values (defaults without one), flags not yet laid over
+    config: RunConfig = field(default_factory=RunConfig)
+    #: the encounter file, read once, when there is one
+    file: LoadedEncounter | None = None
+
+
+def load_setup(
+    map_path: str | None,
+    side: list[str] | None,
+    encounter_path: str | None,
+    policy: list[str] | None,
+) -> Setup:
+    """Build the encounter and one policy spec per combatant from the options."""
+    from engine.encounter import build_encounter, check_sides
+    from engine.maps import load_map
+    from policies.registry import HEURISTIC
+
+    overrides = _parse_policies(policy or [])
+    if encounter_path is not None:
+        from harness.encounter_file import load_encounter_file
+
+        if map_path is not None or side:
+            raise UserError("--encounter remplace --map et --side : donnez l'un ou l'autre")
+        loaded = load_encounter_file(encounter_path)
+        gmap = load_map(loaded.map_path)
+        listed = [(name, [f for f, _ in members]) for name, members in loaded.sides]
+        check_sides(gmap, listed)
+        _check_policy_sides(gmap, overrides)
+        encounter = build_encounter(gmap, _load_sides(listed))
+        by_side = {name: [spec for _, spec in members] for name, members in loaded.sides}
+        specs = _specs_in_placement_order(encounter, by_side, overrides)
+        config = RunConfig(loaded.runs, loaded.seed, loaded.round_cap, loaded.simple_monster_death)
+        return Setup(encounter, specs, loaded.map_path, dict(listed), config, loaded)
+    if map_path is None:
+        raise UserError("option obligatoire manquante : --map (ou --encounter)")
+    sides = _decode_sides(side or [])
+    if not sides:
+        raise UserError("aucun camp : ajoutez --side NOM FICHIER [FICHIER …] pour chaque camp")
+    gmap = load_map(map_path)
+    check_sides(gmap, sides)
+    _check_policy_sides(gmap, overrides)
+    encounter = build_encounter(gmap, _load_sides(sides))
+    by_side = {name: [HEURISTIC] * len(files) for name, files in sides}
+    specs = _specs_in_placement_order(encounter, by_side, overrides)
+    return Setup(encounter, specs, map_path, dict(sides))
+
+
+def _decode_sides(values: list[str]) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for raw in values:
+        name, *files = raw.split(SIDE_SEP)
+        out.append((name, files))
+    return out
+
+
+def _load_sides(sides: list[tuple[str, list[str]]]) -> list[tuple[str, list[CombatantProfile]]]:
+    from engine.creatures import load_combatant
+
+    cache: dict[str, CombatantProfile] = {}
+    out: list[tuple[str, list[CombatantProfile]]] = []
+    for name, files in sides:
+        profiles: list[CombatantProfile] = []
+        for f in files:
+            if f not in cache:
+                cache[f] = load_combatant(f)
+            profiles.append(cache[f])
+        out.append((name, profiles))
+    return out
+
+
+def _parse_policies(values: list[str]) -> dict[str, PolicySpec]:
+    from policies.registry import parse_policy_spec
+
+    out: dict[str, PolicySpec] = {}
+    for raw in values:
+        name, sep, spec = raw.partition("=")
+        if not sep or not name or not spec:
+            raise UserError(f"--policy attend CAMP=POLITIQUE, reçu « {raw} »")
+        if name in out:
+            raise UserError(f"--policy : le camp « {name} » est donné deux fois")
+        out[name] = parse_policy_spec(spec)
+    return out
+
+
+def _check_policy_sides(gmap: GameMap, overrides: dict[str, PolicySpec]) -> None:
+    for name in overrides:
+        if name not in gmap.deployment:
+            names = ", ".join(f"« {n} »" for n in gmap.deployment)
+            raise UserError(f"--policy : camp inconnu « {name} » (camps de la carte : {names})")
+
+
+def _specs_in_placement_order(
+    encounter: Encounter,
+    by_side: dict[str, list[PolicySpec]],
+    overrides: dict[str, PolicySpec],
+) -> tuple[PolicySpec, ...]:
+    taken = dict.fromkeys(by_side, 0)
+    out: list[PolicySpec] = []
+    for placement in encounter.placements:
+        side = placement.side
+        spec = by_side[side][taken[side]]
+        taken[side] += 1
+        out.append(overrides.get(side, spec))
+    return tuple(out)

@@ -1,0 +1,227 @@
+"""``pf1e-sim experiment``: arms (policies of one side) compared on the same fights."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from engine.errors import os_error_fr
+from harness.cli.common import (
+    CheckpointOption,
+    FrenchCommand,
+    FrenchFloat,
+    FrenchInt,
+    Progress,
+    UserError,
+    app,
+    check_outputs,
+    emit,
+    input_files,
+    interrupted,
+)
+from harness.cli.config import load_setup
+
+if TYPE_CHECKING:
+    from policies.registry import PolicySpec
+
+
+@app.command(
+    "experiment",
+    cls=FrenchCommand,
+    help=(
+        "Compare plusieurs politiques (bras) pour un camp sur les mêmes combats (mêmes graines "
+        "pour chaque bras) : taux de victoire, différence avec son intervalle de confiance, "
+        "test, verdict. Les bras viennent de --arm ou de la section « experiment » du fichier "
+        "de rencontre."
+    ),
+)
+def experiment_cmd(
+    encounter_path: Annotated[
+        str,
+        typer.Option("--encounter", help="Fichier YAML de rencontre.", metavar="FILE"),
+    ],
+    for_side: Annotated[
+        str | None,
+        typer.Option("--for-side", help="Le camp dont la politique change.", metavar="SIDE"),
+    ] = None,
+    arm: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--arm",
+            help=(
+                "Un bras : [NOM=]POLITIQUE (heuristic, scripted:…, strategy:…, llm). Au moins "
+                "deux ; le premier sert de référence."
+            ),
+            metavar="[NAME=]POLICY",
+        ),
+    ] = None,
+    runs: Annotated[
+        int | None,
+        typer.Option(
+            "--runs",
+            help="Combats par bras (et par lot en arrêt adaptatif).",
+            click_type=FrenchInt(1),
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Graine : le combat i utilise seed + i.", click_type=FrenchInt()
+        ),
+    ] = None,
+    round_cap: Annotated[
+        int | None,
+        typer.Option("--round-cap", help="Plafond de rounds par combat.", click_type=FrenchInt(1)),
+    ] = None,
+    simple_monster_death: Annotated[
+        bool,
+        typer.Option("--simple-monster-death", help="Les monstres meurent à 0 pv."),
+    ] = False,
+    level: Annotated[
+        float | None,
+        typer.Option(
+            "--level",
+            help="Seuil du test (défaut : 0.05, soit un IC à 95 %).",
+            click_type=FrenchFloat(0, 1),
+        ),
+    ] = None,
+    target_width: Annotated[
+        float | None,
+        typer.Option(
+            "--target-width",
+            help=(
+                "Arrêt adaptatif : rejoue des lots de --runs combats tant qu'un intervalle de "
+                "différence est plus large que cette valeur (0.05 = 5 points)."
+            ),
+            click_type=FrenchFloat(0, 2),
+        ),
+    ] = None,
+    max_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-runs",
+            help="Arrêt adaptatif : combats par bras au plus.",
+            click_type=FrenchInt(1),
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processus de calcul (résultat identique quel que soit N).",
+            click_type=FrenchInt(1),
+        ),
+    ] = 1,
+    model: Annotated[
+        str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
+    ] = "local",
+    json_path: Annotated[
+        str | None,
+        typer.Option(
+            "--json", help="Écrit aussi l'objet pf1e-sim/experiment@1 dans PATH.", metavar="PATH"
+        ),
+    ] = None,
+    checkpoint: CheckpointOption = None,
+) -> None:
+    from harness.checkpoint import Checkpoint, fingerprint
+    from harness.experiment import Arm, render_experiment, run_experiment
+    from harness.output import write_json
+    from policies.registry import parse_policy_spec
+
+    setup = load_setup(None, None, encounter_path, None)
+    assert setup.file is not None
+    loaded = setup.file.experiment
+    side = for_side or (loaded.side if loaded is not None else None)
+    if side is None:
+        raise UserError("experiment : donnez le camp comparé (--for-side) ou une section "
+                        "« experiment » dans le fichier de rencontre")  # fmt: skip
+    if side not in setup.encounter.sides:
+        names = ", ".join(f"« {n} »" for n in setup.encounter.sides)
+        raise UserError(f"--for-side : camp inconnu « {side} » (camps : {names})")
+    arms: list[Arm] = []
+    if arm:
+        for raw in arm:
+            name, sep, policy = raw.partition("=")
+            if not sep:
+                name, policy = raw, raw
+            if not name or not policy:
+                raise UserError(f"--arm attend [NOM=]POLITIQUE, reçu « {raw} »")
+            if any(a.name == name for a in arms):
+                raise UserError(f"--arm : le bras « {name} » est donné deux fois")
+            arms.append(Arm(name, parse_policy_spec(policy)))
+    elif loaded is not None:
+        arms = [Arm(name, spec) for name, spec in loaded.arms]
+    if len(arms) < 2:
+        raise UserError("experiment : il faut au moins deux bras (--arm, à répéter)")
+    target = target_width if target_width is not None else (loaded and loaded.target_width)
+    most = max_runs if max_runs is not None else (loaded and loaded.max_runs)
+    if most is not None and target is None:
+        raise UserError("--max-runs n'a de sens qu'avec l'arrêt adaptatif (--target-width)")
+    config = setup.config.merge(runs, seed, round_cap, simple_monster_death)
+    if target is not None and most is None:
+        most = 10 * config.runs
+    check_outputs(json_path)  # a bad path must not cost the fights
+    book = None
+    if checkpoint is not None:
+        specs = [*setup.policies, *(a.policy for a in arms)]
+        params = {
+            "side": side, "runs": config.runs, "seed": config.seed,
+            "round_cap": config.round_cap,
+            "monsters_die_at_zero": config.simple_monster_death,
+            "model": model if any(s.kind == "llm" for s in specs) else None,
+            "arms": [_spec_key(a.policy) for a in arms],
+        }  # fmt: skip
+        book = Checkpoint(
+            checkpoint,
+            "experiment",
+            fingerprint("experiment", input_files(encounter_path, setup.file, specs), params),
+        )
+        saved = sum(key[1] - key[0] for key in book.done)
+        if saved:
+            sys.stderr.write(f"Reprise : {saved} combats par bras lus dans {checkpoint}.\n")
+    try:
+        with Progress((most or config.runs) * len(arms)) as bar:
+            result = run_experiment(
+                setup.encounter,
+                setup.policies,
+                side,
+                arms,
+                runs=config.runs,
+                seed=config.seed,
+                round_cap=config.round_cap,
+                monsters_die_at_zero=config.simple_monster_death,
+                level=level if level is not None else (loaded.level if loaded else 0.05),
+                workers=workers,
+                target_width=target,
+                max_runs=most,
+                model=model,
+                progress=lambda done, _limit: bar.update(done * len(arms)),
+                checkpoint=book,
+            )
+    except KeyboardInterrupt:
+        saved = 0 if book is None else sum(k[1] - k[0] for k in book.done)
+        interrupted(checkpoint, f"{saved} combats par bras enregistrés")
+        raise
+    data = result.to_dict()
+    data["encounter_file"] = encounter_path
+    title = setup.file.name
+    emit(render_experiment(data, title))
+    sys.stdout.flush()
+    if json_path is not None:
+        write_json(json_path, data)
+
+
+def _spec_key(spec: PolicySpec) -> list[str | None]:
+    """A policy by its kind and the content of its file (not its path)."""
+    if spec.script_path is None:
+        return [spec.kind, spec.model]
+    import hashlib
+
+    try:
+        digest = hashlib.sha256(Path(spec.script_path).read_bytes()).hexdigest()
+    except OSError as err:
+        raise UserError(f"{spec.script_path} : lecture impossible : {os_error_fr(err)}") from None
+    return [spec.kind, digest]
