@@ -136,6 +136,9 @@ class Battle:
         self.round_cap = round_cap
         self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
         self._delay_target: str | None = None
+        #: the initiative order last shown to a policy, and its ids
+        self._order_of: list[CombatantState] | None = None
+        self._order_id_tuple: tuple[str, ...] = ()
         self._reaction_policy: ReactionPolicy | None = None
         self.reaction_policy = reaction_policy
         #: the fight's identity for policies (the seed of a seeded RNG, else a fresh object)
@@ -332,13 +335,21 @@ class Battle:
             gmap=self.gmap,
             round=fight.round,
             acting_id=actor.id,
-            initiative_order=tuple(c.id for c in fight.order),
+            initiative_order=self._order_ids(fight.order),
             combatants=snapshot,
             last_turn_results=actor.last_results,
             menu=legal_options,
             fight_key=self.fight_key,
             simple_space=fight.simple_space,
         )
+
+    def _order_ids(self, order: list[CombatantState]) -> tuple[str, ...]:
+        """The ids of ``order``, computed again only when the order list is replaced
+        (every sort makes a new one)."""
+        if order is not self._order_of:
+            self._order_of = order
+            self._order_id_tuple = tuple([c.id for c in order])
+        return self._order_id_tuple
 
     # -- turn -----------------------------------------------------------------
     def take_turn(self, actor: CombatantState) -> bool:
@@ -431,7 +442,6 @@ class Battle:
         return ActionResult("delay", True, Reason.DELAYED)
 
     def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
-        fight = self.fight
         if action.kind not in IMPLEMENTED_KINDS:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
         if actor.prone and action.kind in MOVEMENT_KINDS:
@@ -460,7 +470,7 @@ class Battle:
             if actor.prone:
                 return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
             actor.prone = True
-            fight.note(actor, "se jette à terre")
+            self.fight.note(actor, "se jette à terre")
             return ActionResult("drop_prone", True)
         if isinstance(action, StandUpAction):
             if not actor.prone:
@@ -470,18 +480,18 @@ class Battle:
                 provoke(self.fight, actor, actor.pos, movement=False, why=STANDS)
             if actor.active:
                 actor.prone = False
-                fight.note(actor, "se relève")
+                self.fight.note(actor, "se relève")
             return ActionResult("stand_up", True)
         if isinstance(action, TotalDefenseAction):
             actor.defense_ac_bonus = TOTAL_DEFENSE_AC
-            fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
+            self.fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
             return ActionResult("total_defense", True)
         if isinstance(action, RepairWeaponAction):
             return repair_weapon(self.fight, actor, action)
         if isinstance(action, FightDefensivelyAction):
             actor.fighting_defensively = True
             actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
-            fight.note(
+            self.fight.note(
                 actor,
                 f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
                 f"+{FIGHT_DEFENSIVELY_AC} CA)",
@@ -542,23 +552,24 @@ class Battle:
             swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
         else:
             swings = [(attack, 0)]
+        fight = self.fight
         for weapon, pen in swings:
             for _ in range(weapon.count):
                 # a misfire breaks the firearm: its remaining shots are lost
                 if not target.active or not actor.active or weapon.id in actor.weapon_broken:
                     break
                 if not weapon.is_melee and self._threat_possible(actor, movement=False):
-                    provoke(self.fight, actor, actor.pos, movement=False)
+                    provoke(fight, actor, actor.pos, movement=False)
                     if not actor.active:
                         break
-                swing = resolve_swing(self.fight, actor, target, weapon, iterative=pen)
+                swing = resolve_swing(fight, actor, target, weapon, iterative=pen)
                 spec = weapon.spec
                 if (
                     swing is not None
                     and not weapon.is_melee
                     and (spec.firearm or spec.splash is not None)
                 ):
-                    after_swing(self.fight, actor, target, weapon, swing)
+                    after_swing(fight, actor, target, weapon, swing)
         return ActionResult(action.kind, True)
 
     def _walk(
