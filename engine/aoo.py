@@ -164,3 +164,32 @@ def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bo
         strike(fight, enemy, mover, weapon, ENTERS, movement=False)
         struck = True
     return struck
+
+
+def threat_possible(fight: FightState, actor: CombatantState, *, movement: bool = True) -> bool:
+    """Cheap pre-check: some enemy with an AoO left threatens the actor's square
+    (and, for movement, was not provoked by this actor's movement this round)."""
+    gmap = fight.gmap
+    pos = actor.pos
+    w = gmap.width
+    pr, pc = divmod(pos, w)
+    side = actor.side
+    km = actor.profile.space
+    for enemy in fight.combatants:
+        prof = enemy.profile
+        reach = prof.threat_reach_ft
+        if reach == 0 or enemy.side == side or not enemy.active:
+            continue
+        ep = enemy.pos
+        ke = prof.space
+        # cheap necessary condition first (see engine.attack.may_threaten)
+        if ke == 1 and km == 1:
+            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+                continue
+        elif not may_threaten(gmap, ep, pos, reach, ke, km):
+            continue
+        if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
+            continue
+        if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
+            return True
+    return False

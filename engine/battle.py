@@ -46,41 +46,26 @@ from engine.actions import (
     TurnPlan,
     WithdrawAction,
 )
-from engine.aoo import STANDS, provoke, provoke_entering
+from engine.aoo import STANDS, provoke, threat_possible
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
     FIGHT_DEFENSIVELY_PENALTY,
     TOTAL_DEFENSE_AC,
-    iterative_penalties,
-    may_threaten,
-    resolve_swing,
 )
 from engine.checks import CheckKind, Modifier, check
-from engine.creatures import AttackProfile
 from engine.economy import filter_plan
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import lose_hp, stabilization_check
-from engine.maps import Cell, GameMap
-from engine.movement import (
-    charge_path,
-    move_toward,
-    path_to_destination,
-    run_path,
-    step_allowed,
-    step_toward,
-    withdraw_path,
-)
+from engine.maps import GameMap
+from engine.moves import do_charge, do_move, do_run, do_step, do_withdraw
 from engine.observation import CombatantView, Observation, ProfileView, fill_readiness
 from engine.options import legal_options
 from engine.packs import D20_PLAIN
-from engine.reach import attack_reason, threat_weapon, weapon_for
 from engine.rng import Rng
-from engine.skills import trained
-from engine.space import body_distance_squares, footprint
 from engine.state import CombatantState
-from engine.stealth import after_move, hide, reveal
-from engine.tumbling import Tumble
-from engine.weapons import after_swing, repair_weapon
+from engine.stealth import hide
+from engine.strikes import do_attack
+from engine.weapons import repair_weapon
 
 
 class Policy(Protocol):
@@ -200,7 +185,7 @@ class Battle:
         (SRD « Delay »): the target's + 0.5, so it stays just before it in later
         rounds (the seed wrote − 0.5, which would put it after), or the lowest
         − 0.5 at the end of the round."""
-        target = self._target(actor, self._delay_target)
+        target = self.fight.target(self._delay_target)
         if target is not None and target is not actor and target in queue[done:]:
             actor.init_key = target.init_key + 0.5
             queue.insert(queue.index(target, done), actor)
@@ -447,17 +432,17 @@ class Battle:
         if actor.prone and action.kind in MOVEMENT_KINDS:
             return ActionResult(action.kind, False, Reason.PRONE)
         if isinstance(action, (AttackAction, FullAttackAction)):
-            return self._do_attack(actor, action)
+            return do_attack(self.fight, actor, action)
         if isinstance(action, MoveAction):
-            return self._do_move(actor, action)
+            return do_move(self.fight, actor, action)
         if isinstance(action, FiveFootStepAction):
-            return self._do_step(actor, action)
+            return do_step(self.fight, actor, action)
         if isinstance(action, ChargeAction):
-            return self._do_charge(actor, action)
+            return do_charge(self.fight, actor, action)
         if isinstance(action, WithdrawAction):
-            return self._do_withdraw(actor)
+            return do_withdraw(self.fight, actor)
         if isinstance(action, RunAction):
-            return self._do_run(actor, action)
+            return do_run(self.fight, actor, action)
         if isinstance(action, ReadyAction):
             return readiness.do_ready(self.fight, actor, action)
         if isinstance(action, AidAnotherAction):
@@ -476,7 +461,7 @@ class Battle:
             if not actor.prone:
                 return ActionResult("stand_up", False, Reason.NOT_PRONE)
             # SRD: standing up provokes; the attacks land while it is still prone
-            if self._threat_possible(actor, movement=False):
+            if threat_possible(self.fight, actor, movement=False):
                 provoke(self.fight, actor, actor.pos, movement=False, why=STANDS)
             if actor.active:
                 actor.prone = False
@@ -498,365 +483,3 @@ class Battle:
             )
             return ActionResult("fight_defensively", True)
         return ActionResult(action.kind, True)  # wait
-
-    def _target(self, actor: CombatantState, target_id: str | None) -> CombatantState | None:
-        if target_id is None:
-            return None
-        return self.by_id.get(target_id)
-
-    def _choose_weapon(
-        self, actor: CombatantState, target: CombatantState, weapon_id: str | None
-    ) -> tuple[AttackProfile | None, str | None]:
-        if weapon_id is None:
-            return weapon_for(
-                self.gmap, actor.pos, target.pos, actor.attacks, ks=actor.space, kt=target.space
-            )
-        for attack in actor.attacks:
-            if attack.id == weapon_id:
-                if (
-                    attack_reason(
-                        self.gmap, actor.pos, target.pos, attack, actor.space, target.space
-                    )
-                    is None
-                ):
-                    return attack, None
-                break
-        return None, Reason.WEAPON_UNAVAILABLE
-
-    def _do_attack(
-        self, actor: CombatantState, action: AttackAction | FullAttackAction
-    ) -> ActionResult:
-        target = self._target(actor, action.target_id)
-        if target is None:
-            return ActionResult(action.kind, False, Reason.MISSING_TARGET)
-        if not target.active:
-            return ActionResult(action.kind, False, Reason.TARGET_DOWN)
-        attack, reason = self._choose_weapon(actor, target, action.weapon_id)
-        if attack is None:
-            return ActionResult(action.kind, False, reason)
-        swings: list[tuple[AttackProfile, int]]
-        if action.kind == "full_attack" and attack.natural:
-            # SRD « Natural Attacks »: a full attack uses every natural weapon
-            # (those that can reach this target), each once, never iteratives.
-            swings = [
-                (a, 0)
-                for a in actor.attacks
-                if a.natural
-                and (
-                    a is attack
-                    or attack_reason(self.gmap, actor.pos, target.pos, a, actor.space, target.space)
-                    is None
-                )
-            ]
-        elif action.kind == "full_attack":
-            swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
-        else:
-            swings = [(attack, 0)]
-        fight = self.fight
-        for weapon, pen in swings:
-            for _ in range(weapon.count):
-                # a misfire breaks the firearm: its remaining shots are lost
-                if not target.active or not actor.active or weapon.id in actor.weapon_broken:
-                    break
-                if not weapon.is_melee and self._threat_possible(actor, movement=False):
-                    provoke(fight, actor, actor.pos, movement=False)
-                    if not actor.active:
-                        break
-                swing = resolve_swing(fight, actor, target, weapon, iterative=pen)
-                spec = weapon.spec
-                if (
-                    swing is not None
-                    and not weapon.is_melee
-                    and (spec.firearm or spec.splash is not None)
-                ):
-                    after_swing(fight, actor, target, weapon, swing)
-        return ActionResult(action.kind, True)
-
-    def _walk(
-        self,
-        actor: CombatantState,
-        cells: tuple[Cell, ...],
-        label: str,
-        *,
-        provokes: bool = True,
-        safe_start: bool = False,
-        tumble: Tumble | None = None,
-    ) -> bool:
-        """Move ``actor`` square by square along ``cells``.
-
-        Leaving a threatened square provokes attacks of opportunity (unless
-        ``provokes`` is false: a 5-foot step; ``safe_start``: a withdraw's first
-        square); a ``tumble`` tests Acrobatics instead and stops the walk on a
-        failure. The trail is written up to each interruption. Returns whether
-        the actor is still active (it stops where it fell). Afterwards, hidden
-        creatures' Stealth is re-judged (:func:`engine.stealth.after_move`).
-        """
-        fight = self.fight
-        if not cells:
-            return actor.active
-        actor.moved_this_turn = True
-        trail = [actor.pos]
-        moved = False
-        for i, cell in enumerate(cells):
-            if provokes and not (safe_start and i == 0) and self._threat_possible(actor):
-                if fight.log is not None and len(trail) > 1:
-                    fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
-                    trail = [actor.pos]
-                if tumble is not None:
-                    if not tumble.leave(self.fight, actor):
-                        break
-                else:
-                    provoke(self.fight, actor, actor.pos, movement=True)
-                if not actor.active:
-                    return False
-            if actor.profile.very_small and provokes and self._enemy_on(actor, cell):
-                # SRD: a very small creature entering a bigger enemy's square provokes
-                if fight.log is not None and len(trail) > 1:
-                    fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
-                    trail = [actor.pos]
-                provoke_entering(self.fight, actor, cell)
-                if not actor.active:
-                    return False
-            actor.pos = cell
-            moved = True
-            trail.append(cell)
-            if fight.watching:
-
-                def flush() -> None:
-                    nonlocal trail
-                    if fight.log is not None and len(trail) > 1:
-                        fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
-                    trail = [actor.pos]
-
-                readiness.on_step(self.fight, actor, flush)
-                if not actor.active:  # SRD « Ready »: it falls where it was stopped
-                    return False
-        if fight.log is not None and len(trail) > 1:
-            fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
-        if not actor.active:
-            return False
-        # (a tumble stopped on its first square did not move: nothing to re-judge)
-        if moved and any(c.hidden_from for c in self.combatants):
-            after_move(self.fight, actor)
-        return True
-
-    def _enemy_on(self, actor: CombatantState, cell: Cell) -> bool:
-        """Some active enemy's space covers ``cell``."""
-        gmap = self.gmap
-        for c in self.combatants:
-            if c.active and c.side != actor.side:
-                if c.profile.space == 1:
-                    if c.pos == cell:
-                        return True
-                elif cell in footprint(gmap, c.pos, c.profile.space):
-                    return True
-        return False
-
-    def _threat_possible(self, actor: CombatantState, *, movement: bool = True) -> bool:
-        """Cheap pre-check: some enemy with an AoO left threatens the actor's square
-        (and, for movement, was not provoked by this actor's movement this round)."""
-        gmap = self.gmap
-        pos = actor.pos
-        w = gmap.width
-        pr, pc = divmod(pos, w)
-        side = actor.side
-        km = actor.profile.space
-        for enemy in self.combatants:
-            prof = enemy.profile
-            reach = prof.threat_reach_ft
-            if reach == 0 or enemy.side == side or not enemy.active:
-                continue
-            ep = enemy.pos
-            ke = prof.space
-            # cheap necessary condition first (see engine.attack.may_threaten)
-            if ke == 1 and km == 1:
-                if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
-                    continue
-            elif not may_threaten(gmap, ep, pos, reach, ke, km):
-                continue
-            if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
-                continue
-            if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
-                return True
-        return False
-
-    def _do_move(self, actor: CombatantState, action: MoveAction) -> ActionResult:
-        fight = self.fight
-        speed = actor.speed_ft
-        tumble: Tumble | None = None
-        label = "déplacement"
-        if action.tumble:
-            # SRD « Acrobatics »: trained only here (seed §3.34), at half speed
-            if not trained(actor.profile, "Acrobatics"):
-                return ActionResult("move", False, Reason.UNTRAINED_TUMBLE)
-            speed = (speed // 10) * 5
-            tumble = Tumble()
-            label = "déplacement acrobatique"
-        budget = speed // 5
-        occupied = fight.occupied_for(actor)
-        hostile = fight.hostile_for(actor)
-        if action.destination is not None:
-            r, c = action.destination
-            if not self.gmap.in_bounds(r, c):
-                return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-            path = path_to_destination(
-                self.gmap,
-                actor.pos,
-                self.gmap.cell(r, c),
-                budget,
-                occupied=occupied,
-                hostile=hostile,
-                k=actor.space,
-            )
-            if path is None:
-                return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-            self._walk(actor, path.cells, label, tumble=tumble)
-            return ActionResult("move", True)
-        target = self._target(actor, action.target_id)
-        if target is None:
-            return ActionResult("move", False, Reason.MISSING_TARGET)
-        walked = move_toward(
-            self.gmap,
-            actor.pos,
-            target.pos,
-            actor.attacks,
-            speed,
-            occupied=occupied,
-            hostile=hostile,
-            k=actor.space,
-            kt=target.space,
-        )
-        self._walk(actor, walked.cells, label, tumble=tumble)
-        return ActionResult("move", True)
-
-    def _do_step(self, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-        occupied = self.fight.occupied_for(actor)
-        if actor.speed_ft <= 5:
-            return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-        if action.destination is not None:
-            r, c = action.destination
-            if not self.gmap.in_bounds(r, c):
-                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-            dest = self.gmap.cell(r, c)
-            if not step_allowed(self.gmap, actor.pos, dest, occupied, actor.space):
-                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-        else:
-            target = self._target(actor, action.target_id) or self._nearest_enemy(actor)
-            if target is None:
-                return ActionResult("5foot_step", False, Reason.MISSING_TARGET)
-            step, _ = step_toward(
-                self.gmap, actor.pos, target.pos, actor.attacks, occupied, actor.space, target.space
-            )
-            if step is None:
-                return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-            dest = step
-        self._walk(actor, (dest,), "pas de placement", provokes=False)
-        return ActionResult("5foot_step", True)
-
-    def _nearest_enemy(self, actor: CombatantState) -> CombatantState | None:
-        best: tuple[int, int] | None = None
-        found: CombatantState | None = None
-        for c in self.combatants:
-            if c.active and c.side != actor.side:
-                key = (self._dist(actor, c), c.index)
-                if best is None or key < best:
-                    best, found = key, c
-        return found
-
-    def _dist(self, a: CombatantState, b: CombatantState) -> int:
-        if a.profile.space != 1 or b.profile.space != 1:
-            return body_distance_squares(self.gmap, a.pos, a.space, b.pos, b.space)
-        w = self.gmap.width
-        dr = abs(a.pos // w - b.pos // w)
-        dc = abs(a.pos % w - b.pos % w)
-        return max(dr, dc) + min(dr, dc) // 2
-
-    def _do_charge(self, actor: CombatantState, action: ChargeAction) -> ActionResult:
-        target = self._target(actor, action.target_id)
-        if target is None:
-            return ActionResult("charge", False, Reason.MISSING_TARGET)
-        if not target.active:
-            return ActionResult("charge", False, Reason.TARGET_DOWN)
-        attacks = actor.attacks
-        if action.weapon_id is not None:
-            attacks = tuple(a for a in attacks if a.id == action.weapon_id and a.is_melee)
-            if not attacks:
-                return ActionResult("charge", False, Reason.WEAPON_UNAVAILABLE)
-        res = charge_path(
-            self.gmap,
-            actor.pos,
-            target.pos,
-            attacks,
-            actor.speed_ft,
-            self.fight.occupied_for(actor),
-            actor.space,
-            target.space,
-        )
-        if not res.ok or res.path is None or res.attack is None:
-            return ActionResult("charge", False, res.reason)
-        reveal(self.fight, actor, "charge")  # SRD « Stealth »: charging breaks it
-        if not self._walk(actor, res.path.cells, "charge"):
-            return ActionResult("charge", True)  # fell to an attack of opportunity
-        actor.charging = True
-        if target.active:
-            resolve_swing(self.fight, actor, target, res.attack, charge=True)
-        return ActionResult("charge", True)
-
-    def _do_run(self, actor: CombatantState, action: RunAction) -> ActionResult:
-        fight = self.fight
-        occupied = fight.occupied_for(actor)
-        hostile = fight.hostile_for(actor)
-        if action.destination is not None:
-            r, c = action.destination
-            if not self.gmap.in_bounds(r, c):
-                return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
-            dest = self.gmap.cell(r, c)
-            path = run_path(
-                self.gmap,
-                actor.pos,
-                dest,
-                actor.speed_ft,
-                occupied=occupied,
-                hostile=hostile,
-                k=actor.space,
-            )
-            if not path.cells or path.cells[-1] != dest:
-                return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
-        else:
-            target = self._target(actor, action.target_id)
-            if target is None:
-                return ActionResult("run", False, Reason.MISSING_TARGET)
-            path = run_path(
-                self.gmap,
-                actor.pos,
-                target.pos,
-                actor.speed_ft,
-                occupied=occupied,
-                hostile=hostile,
-                k=actor.space,
-            )
-        refused = readiness.run_endurance(self.fight, actor)
-        if refused is not None:
-            return refused
-        actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
-        reveal(self.fight, actor, "course")  # SRD « Stealth »: running breaks it
-        self._walk(actor, path.cells, "course")
-        return ActionResult("run", True)
-
-    def _do_withdraw(self, actor: CombatantState) -> ActionResult:
-        fight = self.fight
-        enemies = fight.hostile_cells(actor)
-        # Restricted withdraw (SRD): a creature limited to one action (disabled)
-        # withdraws as a standard action, up to its (halved) speed instead of 2×.
-        path = withdraw_path(
-            self.gmap,
-            actor.pos,
-            enemies,
-            actor.speed_ft,
-            fight.occupied_for(actor),
-            restricted=actor.staggered,
-            k=actor.space,
-        )
-        # SRD « Withdraw »: the starting square is not threatened
-        self._walk(actor, path.cells, "retraite", safe_start=True)
-        return ActionResult("withdraw", True)

@@ -153,6 +153,12 @@ class FightState:
         r, c = self.gmap.rc(cell)
         return f"({r},{c})"
 
+    def target(self, target_id: str | None) -> CombatantState | None:
+        """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""
+        if target_id is None:
+            return None
+        return self.by_id.get(target_id)
+
     # -- off-turn rules ---------------------------------------------------------
     @property
     def watching(self) -> bool:
