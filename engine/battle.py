@@ -46,25 +46,27 @@ from engine.actions import (
     TurnPlan,
     WithdrawAction,
 )
-from engine.aoo import STANDS, provoke, threat_possible
-from engine.attack import (
-    FIGHT_DEFENSIVELY_AC,
-    FIGHT_DEFENSIVELY_PENALTY,
-    TOTAL_DEFENSE_AC,
-)
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import lose_hp, stabilization_check
 from engine.maps import GameMap
-from engine.moves import do_charge, do_move, do_run, do_step, do_withdraw
+from engine.moves import (
+    do_charge,
+    do_drop_prone,
+    do_move,
+    do_run,
+    do_stand_up,
+    do_step,
+    do_withdraw,
+)
 from engine.observation import CombatantView, Observation, ProfileView, fill_readiness
 from engine.options import legal_options
 from engine.packs import D20_PLAIN
 from engine.rng import Rng
 from engine.state import CombatantState
 from engine.stealth import hide
-from engine.strikes import do_attack
+from engine.strikes import do_attack, do_fight_defensively, do_total_defense
 from engine.weapons import repair_weapon
 
 
@@ -452,34 +454,13 @@ class Battle:
         if isinstance(action, HideAction):
             return hide(self.fight, actor)
         if isinstance(action, DropProneAction):
-            if actor.prone:
-                return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
-            actor.prone = True
-            self.fight.note(actor, "se jette à terre")
-            return ActionResult("drop_prone", True)
+            return do_drop_prone(self.fight, actor)
         if isinstance(action, StandUpAction):
-            if not actor.prone:
-                return ActionResult("stand_up", False, Reason.NOT_PRONE)
-            # SRD: standing up provokes; the attacks land while it is still prone
-            if threat_possible(self.fight, actor, movement=False):
-                provoke(self.fight, actor, actor.pos, movement=False, why=STANDS)
-            if actor.active:
-                actor.prone = False
-                self.fight.note(actor, "se relève")
-            return ActionResult("stand_up", True)
+            return do_stand_up(self.fight, actor)
         if isinstance(action, TotalDefenseAction):
-            actor.defense_ac_bonus = TOTAL_DEFENSE_AC
-            self.fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
-            return ActionResult("total_defense", True)
+            return do_total_defense(self.fight, actor)
         if isinstance(action, RepairWeaponAction):
             return repair_weapon(self.fight, actor, action)
         if isinstance(action, FightDefensivelyAction):
-            actor.fighting_defensively = True
-            actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
-            self.fight.note(
-                actor,
-                f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
-                f"+{FIGHT_DEFENSIVELY_AC} CA)",
-            )
-            return ActionResult("fight_defensively", True)
+            return do_fight_defensively(self.fight, actor)
         return ActionResult(action.kind, True)  # wait

@@ -1,4 +1,5 @@
-"""The movement actions: move (and tumble), 5-foot step, charge, run, withdraw.
+"""The movement actions: move (and tumble), 5-foot step, charge, run, withdraw,
+drop prone and stand up.
 
 Each ``do_x(fight, actor, action) -> ActionResult`` resolves one action of the
 turn on the :class:`engine.fight.FightState`; the paths come from the pure
@@ -21,7 +22,7 @@ from engine.actions import (
     Reason,
     RunAction,
 )
-from engine.aoo import provoke, provoke_entering, threat_possible
+from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import resolve_swing
 from engine.fight import FightState
 from engine.maps import Cell
@@ -305,3 +306,25 @@ def do_withdraw(fight: FightState, actor: CombatantState) -> ActionResult:
     # SRD « Withdraw »: the starting square is not threatened
     walk(fight, actor, path.cells, "retraite", safe_start=True)
     return ActionResult("withdraw", True)
+
+
+def do_drop_prone(fight: FightState, actor: CombatantState) -> ActionResult:
+    """SRD « Drop Prone »: a free action."""
+    if actor.prone:
+        return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
+    actor.prone = True
+    fight.note(actor, "se jette à terre")
+    return ActionResult("drop_prone", True)
+
+
+def do_stand_up(fight: FightState, actor: CombatantState) -> ActionResult:
+    """SRD « Stand Up »: a move action that provokes attacks of opportunity."""
+    if not actor.prone:
+        return ActionResult("stand_up", False, Reason.NOT_PRONE)
+    # SRD: standing up provokes; the attacks land while it is still prone
+    if threat_possible(fight, actor, movement=False):
+        provoke(fight, actor, actor.pos, movement=False, why=STANDS)
+    if actor.active:
+        actor.prone = False
+        fight.note(actor, "se relève")
+    return ActionResult("stand_up", True)

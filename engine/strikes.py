@@ -1,5 +1,6 @@
 """The attack actions: one attack, a full attack (iteratives, or every natural
-weapon once), the weapon chosen for them.
+weapon once), the weapon chosen for them; the defensive stances (total defense,
+fighting defensively).
 
 ``do_attack(fight, actor, action) -> ActionResult`` resolves the action on the
 :class:`engine.fight.FightState`; each swing is :func:`engine.attack.resolve_swing`,
@@ -12,7 +13,13 @@ from __future__ import annotations
 
 from engine.actions import ActionResult, AttackAction, FullAttackAction, Reason
 from engine.aoo import provoke, threat_possible
-from engine.attack import iterative_penalties, resolve_swing
+from engine.attack import (
+    FIGHT_DEFENSIVELY_AC,
+    FIGHT_DEFENSIVELY_PENALTY,
+    TOTAL_DEFENSE_AC,
+    iterative_penalties,
+    resolve_swing,
+)
 from engine.creatures import AttackProfile
 from engine.fight import FightState
 from engine.reach import attack_reason, weapon_for
@@ -85,3 +92,22 @@ def do_attack(
             ):
                 after_swing(fight, actor, target, weapon, swing)
     return ActionResult(action.kind, True)
+
+
+def do_total_defense(fight: FightState, actor: CombatantState) -> ActionResult:
+    """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
+    actor.defense_ac_bonus = TOTAL_DEFENSE_AC
+    fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
+    return ActionResult("total_defense", True)
+
+
+def do_fight_defensively(fight: FightState, actor: CombatantState) -> ActionResult:
+    """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
+    actor.fighting_defensively = True
+    actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
+    fight.note(
+        actor,
+        f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
+        f"+{FIGHT_DEFENSIVELY_AC} CA)",
+    )
+    return ActionResult("fight_defensively", True)
