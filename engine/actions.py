@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
+    from engine.maps import Cell
+
 
 #: ``(row, col)`` on the map.
 Coord = tuple[int, int]
@@ -483,3 +485,27 @@ def action_json_schema() -> dict[str, Any]:
     schema: dict[str, Any] = action_adapter().json_schema()
     schema["$id"] = "pf1e-sim/action@1"
     return schema
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One turn plan of the legal-options menu (:mod:`engine.options`) that the
+    acting combatant may choose.
+
+    ``path`` lists the squares the plan walks, in order, its starting square
+    excluded (the anchor of a bigger creature's space); empty when it does not
+    move. Policies read it to tell which squares a plan leaves (attacks of
+    opportunity); it is not part of the JSON form.
+    """
+
+    id: str
+    label: str
+    actions: tuple[Action, ...]
+    path: tuple[Cell, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "actions": [action_to_dict(a) for a in self.actions],
+        }

@@ -37,17 +37,14 @@ Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from engine.attack import may_threaten, resolve_swing, total_concealment
 from engine.creatures import AttackProfile
+from engine.fight import FightState
 from engine.maps import Cell
 from engine.reach import body_cover, threat_weapon
 from engine.space import footprint
 from engine.state import CombatantState
-
-if TYPE_CHECKING:
-    from engine.battle import Battle
 
 #: French reasons written in the transcript
 LEAVES = "quitte une case menacée"
@@ -57,15 +54,15 @@ ENTERS = "entre dans sa case"
 
 
 def opportunities(
-    battle: Battle, mover: CombatantState, cell: Cell, *, movement: bool
+    fight: FightState, mover: CombatantState, cell: Cell, *, movement: bool
 ) -> Iterator[tuple[CombatantState, AttackProfile, str | None]]:
     """Lazily, each enemy that gets an opportunity against ``mover`` on ``cell``:
     ``(enemy, weapon, blocked)``, where ``blocked`` names why the attack cannot
     be made (« abri », « camouflage total ») or is ``None``. ``cell`` is the
     anchor of the mover's space (every square of it counts). Stops as soon as
     the mover is no longer active (read between two yields)."""
-    gmap = battle.gmap
-    for enemy in battle.combatants:
+    gmap = fight.gmap
+    for enemy in fight.combatants:
         if not mover.active:
             return
         if not enemy.active or enemy.side == mover.side:
@@ -91,7 +88,7 @@ def opportunities(
 
 
 def strike(
-    battle: Battle,
+    fight: FightState,
     enemy: CombatantState,
     mover: CombatantState,
     weapon: AttackProfile,
@@ -103,13 +100,13 @@ def strike(
     enemy.aoo_used += 1
     if movement:
         mover.provoked_by.add(enemy.id)
-    if battle.log is not None:
-        battle.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
-    resolve_swing(battle, enemy, mover, weapon)
+    if fight.log is not None:
+        fight.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
+    resolve_swing(fight, enemy, mover, weapon)
 
 
 def provoke(
-    battle: Battle,
+    fight: FightState,
     mover: CombatantState,
     cell: Cell,
     *,
@@ -124,27 +121,27 @@ def provoke(
     """
     struck = False
     label = why or (LEAVES if movement else SHOOTS)
-    for enemy, weapon, blocked in opportunities(battle, mover, cell, movement=movement):
+    for enemy, weapon, blocked in opportunities(fight, mover, cell, movement=movement):
         if blocked is not None:
-            if battle.log is not None:
-                battle.note(
+            if fight.log is not None:
+                fight.note(
                     enemy,
                     f"attaque d'opportunité impossible contre {mover.id} ({label}) : {blocked}",
                 )
             continue
-        strike(battle, enemy, mover, weapon, label, movement=movement)
+        strike(fight, enemy, mover, weapon, label, movement=movement)
         struck = True
     return struck
 
 
-def provoke_entering(battle: Battle, mover: CombatantState, cell: Cell) -> bool:
+def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bool:
     """A Tiny or smaller ``mover`` entering ``cell``, inside a bigger enemy's space,
     provokes an attack of opportunity from that enemy (SRD « Tiny, Diminutive,
     and Fine Creatures »), which can strike into its own square. Returns whether
     any attack was made."""
-    gmap = battle.gmap
+    gmap = fight.gmap
     struck = False
-    for enemy in battle.combatants:
+    for enemy in fight.combatants:
         if not mover.active:
             break
         if not enemy.active or enemy.side == mover.side or enemy.very_small:
@@ -157,13 +154,42 @@ def provoke_entering(battle: Battle, mover: CombatantState, cell: Cell) -> bool:
         if weapon is None:
             continue
         if total_concealment(enemy, mover):
-            if battle.log is not None:
-                battle.note(
+            if fight.log is not None:
+                fight.note(
                     enemy,
                     f"attaque d'opportunité impossible contre {mover.id} ({ENTERS}) : "
                     "camouflage total",
                 )
             continue
-        strike(battle, enemy, mover, weapon, ENTERS, movement=False)
+        strike(fight, enemy, mover, weapon, ENTERS, movement=False)
         struck = True
     return struck
+
+
+def threat_possible(fight: FightState, actor: CombatantState, *, movement: bool = True) -> bool:
+    """Cheap pre-check: some enemy with an AoO left threatens the actor's square
+    (and, for movement, was not provoked by this actor's movement this round)."""
+    gmap = fight.gmap
+    pos = actor.pos
+    w = gmap.width
+    pr, pc = divmod(pos, w)
+    side = actor.side
+    km = actor.profile.space
+    for enemy in fight.combatants:
+        prof = enemy.profile
+        reach = prof.threat_reach_ft
+        if reach == 0 or enemy.side == side or not enemy.active:
+            continue
+        ep = enemy.pos
+        ke = prof.space
+        # cheap necessary condition first (see engine.attack.may_threaten)
+        if ke == 1 and km == 1:
+            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+                continue
+        elif not may_threaten(gmap, ep, pos, reach, ke, km):
+            continue
+        if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
+            continue
+        if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
+            return True
+    return False

@@ -18,10 +18,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
+from engine.fight import FightState
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
 from engine.los import flanks
@@ -31,9 +32,6 @@ from engine.reach import body_cover, range_penalty, threat_weapon
 from engine.rng import Rng
 from engine.space import body_deltas, body_distance_ft, top_elevation
 from engine.state import CombatantState
-
-if TYPE_CHECKING:
-    from engine.battle import Battle
 
 CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
@@ -353,7 +351,7 @@ def reduce_by_dr(target: CombatantState, attack: AttackProfile, physical: int) -
 
 
 def attack_modifiers(
-    battle: Battle,
+    fight: FightState,
     actor: CombatantState,
     target: CombatantState,
     attack: AttackProfile,
@@ -362,7 +360,7 @@ def attack_modifiers(
     charge: bool = False,
 ) -> tuple[Modifier, ...]:
     """Every modifier of one attack roll, each with its source (French)."""
-    gmap = battle.gmap
+    gmap = fight.gmap
     mods = [modifier(attack.attack_bonus, "bonus d'attaque")]
     if iterative:
         mods.append(modifier(iterative, "attaque itérative"))
@@ -381,7 +379,7 @@ def attack_modifiers(
         pen = range_penalty(attack, dist)
         if pen:
             mods.append(modifier(pen, "portée"))
-        if shoots_into_melee(gmap, actor, actor.profile.features, target, battle.combatants):
+        if shoots_into_melee(gmap, actor, actor.profile.features, target, fight.combatants):
             mods.append(modifier(SHOOTING_INTO_MELEE, "tir dans la mêlée"))
     else:
         elevation = gmap.elevation
@@ -392,7 +390,7 @@ def attack_modifiers(
             > top_elevation(gmap, target.pos, target.space)
         ):
             mods.append(modifier(HIGH_GROUND_BONUS, "position surélevée"))
-        if flanking_ally(gmap, actor, target.pos, battle.combatants, target.space) is not None:
+        if flanking_ally(gmap, actor, target.pos, fight.combatants, target.space) is not None:
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
@@ -415,10 +413,10 @@ def attack_modifiers(
 
 
 def target_ac(
-    battle: Battle, actor: CombatantState, target: CombatantState, attack: AttackProfile
+    fight: FightState, actor: CombatantState, target: CombatantState, attack: AttackProfile
 ) -> tuple[int, list[str]]:
     """Effective AC against this attack and the French notes explaining it."""
-    gmap = battle.gmap
+    gmap = fight.gmap
     spec_ac = target.profile.spec.ac
     notes: list[str] = []
     # SRD « Throw Splash Weapon »: a ranged touch attack, whatever the file's kind
@@ -439,7 +437,7 @@ def target_ac(
         ac -= lost
         if lost:
             notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
-    creatures = None if attack.is_melee else battle.creature_cells(actor, target)
+    creatures = None if attack.is_melee else fight.creature_cells(actor, target)
     cover = body_cover(
         gmap, actor.pos, actor.space, target.pos, target.space, attack, creatures=creatures or ()
     )
@@ -465,7 +463,7 @@ def target_ac(
 
 
 def resolve_swing(
-    battle: Battle,
+    fight: FightState,
     actor: CombatantState,
     target: CombatantState,
     attack: AttackProfile,
@@ -478,19 +476,20 @@ def resolve_swing(
     Readied actions and reactions it triggers (:mod:`engine.readiness`) come
     before the attack (``enemy_attacks``: the attack is lost, ``None``, if the
     attacker or the target falls first) and after it (a hit, the damage taken)."""
-    if battle.watching:
-        battle.swing_starts(actor, target)
+    if fight.watching:
+        fight.before_swing(fight, actor, target)
         if not actor.active or not target.active:
             return None
         hp, nonlethal = target.hp, target.nonlethal
-        swing = _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
-        battle.swing_ended(actor, target, swing.hit, hp - target.hp + target.nonlethal - nonlethal)
+        swing = _swing(fight, actor, target, attack, iterative=iterative, charge=charge)
+        damage = hp - target.hp + target.nonlethal - nonlethal
+        fight.after_swing(fight, actor, target, swing.hit, damage)
         return swing
-    return _swing(battle, actor, target, attack, iterative=iterative, charge=charge)
+    return _swing(fight, actor, target, attack, iterative=iterative, charge=charge)
 
 
 def _swing(
-    battle: Battle,
+    fight: FightState,
     actor: CombatantState,
     target: CombatantState,
     attack: AttackProfile,
@@ -498,23 +497,23 @@ def _swing(
     iterative: int = 0,
     charge: bool = False,
 ) -> Swing:
-    rng = battle.rng
+    rng = fight.rng
     if attack.is_melee:
         actor.melee_swings += 1
-    mods = attack_modifiers(battle, actor, target, attack, iterative=iterative, charge=charge)
-    ac, notes = target_ac(battle, actor, target, attack)
+    mods = attack_modifiers(fight, actor, target, attack, iterative=iterative, charge=charge)
+    ac, notes = target_ac(fight, actor, target, attack)
     if actor.hidden_from:
         # SRD « Stealth »: attacking reveals the attacker (this attack keeps the benefit)
         actor.hidden_from.clear()
-        battle.note(actor, "n'est plus caché (attaque)")
+        fight.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
     if actor.aids or target.aids:  # SRD « Aid Another »: used on this attack roll
         actor.use_aid(target.id, "attack")
         target.use_aid(actor.id, "ac")
     confirm: RollRecord | None = None
     if not roll.success:
-        if battle.log is not None:
-            battle.note(actor, _attack_text(attack, target, roll, ac, notes) + " -> RATÉ", roll)
+        if fight.log is not None:
+            fight.note(actor, _attack_text(attack, target, roll, ac, notes) + " -> RATÉ", roll)
         return Swing(roll, False)
     mult = 1
     if roll.natural >= attack.crit_range:
@@ -526,8 +525,8 @@ def _swing(
         # SRD « Concealment »: after the hit (and the confirmation), d100 ≤ chance misses
         d100 = rng.die(100)
         if d100 <= chance:
-            if battle.log is not None:
-                battle.note(
+            if fight.log is not None:
+                fight.note(
                     actor,
                     _attack_text(attack, target, roll, ac, notes)
                     + f" -> TOUCHÉ, mais camouflage : d100={d100} ≤ {chance} % -> RATÉ",
@@ -546,7 +545,7 @@ def _swing(
     apply_damage(target, damage)
     taken = apply_nonlethal(target, hurt.nonlethal)
     actor.damage_dealt += max(0, damage)
-    if battle.log is not None:
+    if fight.log is not None:
         text = _attack_text(attack, target, roll, ac, notes)
         if confirm is not None:
             verdict = "CRITIQUE" if confirm.success else "non confirmé"
@@ -576,11 +575,11 @@ def _swing(
         if target.life_label() != "actif":
             text += f", {target.life_label()}"
         text += ")"
-        battle.note(actor, text, roll, *((confirm,) if confirm else ()))
+        fight.note(actor, text, roll, *((confirm,) if confirm else ()))
         if before >= 0 > target.hp or target.dead:
-            battle.state_change(target)
+            fight.state_change(target)
         elif was_active and not target.active:
-            battle.note(target, "tombe inconscient (dégâts non létaux)")
+            fight.note(target, "tombe inconscient (dégâts non létaux)")
     return Swing(roll, True)
 
 

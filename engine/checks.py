@@ -575,14 +575,3 @@ def net_edge(advantages: int, disadvantages: int) -> int:
     if advantages and disadvantages:
         return 0
     return 1 if advantages else (-1 if disadvantages else 0)
-
-
-def __getattr__(name: str) -> CheckMechanic:
-    """``D20_ATTACK``, ``D20_STABILIZE``, ``D20_PLAIN``: the PF1e pack's mechanics,
-    compiled in :mod:`engine.packs` (kept importable from here)."""
-    if name in ("D20_ATTACK", "D20_STABILIZE", "D20_PLAIN"):
-        from engine import packs
-
-        mechanic: CheckMechanic = getattr(packs, name)
-        return mechanic
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,10 +13,11 @@ Mutating what a policy got never affects the fight.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.actions import ActionResult
+from engine.actions import ActionResult, Option
 from engine.attack import flanking_ally, shoots_into_melee, threatens
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import Path, distance_ft, neighbours, reachable
@@ -49,10 +50,10 @@ from engine.space import (
     sized_map,
     top_elevation,
 )
-from engine.state import Aid, Readied
+from engine.state import Aid, CombatantState, Readied
 
-if TYPE_CHECKING:
-    from engine.options import Option
+#: builds the legal-options menu of an Observation (:func:`engine.options.legal_options`)
+Menu = Callable[["Observation", GameMap], tuple[Option, ...]]
 
 SCHEMA_ID = "pf1e-sim/observation@1"
 
@@ -343,6 +344,7 @@ class Observation:
         "_cache",
         "_charge",
         "_gmap",
+        "_menu",
         "_move_cost",
         "_options",
         "_pairs",
@@ -370,6 +372,7 @@ class Observation:
         initiative_order: tuple[str, ...],
         combatants: tuple[CombatantView, ...],
         last_turn_results: tuple[ActionResult, ...],
+        menu: Menu,
         fight_key: object = None,
         simple_space: bool = False,
     ) -> None:
@@ -395,6 +398,8 @@ class Observation:
         self._move_cost: dict[str, int | None] = {}
         self._threatened: tuple[tuple[bool, ...], ...] | None = None
         self._ranged_threatened: tuple[tuple[bool, ...], ...] | None = None
+        #: what builds :attr:`legal_options` (the loop hands it; the view does not import it)
+        self._menu = menu
         self._options: tuple[Option, ...] | None = None
 
     # -- combatants ---------------------------------------------------------
@@ -889,9 +894,7 @@ class Observation:
     def legal_options(self) -> tuple[Option, ...]:
         """The menu of budget-legal turn plans of the actor (see :mod:`engine.options`)."""
         if self._options is None:
-            from engine.options import legal_options
-
-            self._options = legal_options(self, self._gmap)
+            self._options = self._menu(self, self._gmap)
         return self._options
 
     def option(self, option_id: str) -> Option | None:
@@ -933,3 +936,16 @@ class Observation:
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],
             "legal_options": [o.to_dict() for o in self.legal_options],
         }
+
+
+def fill_readiness(
+    views: Sequence[CombatantView], combatants: Sequence[CombatantState], rnd: int
+) -> None:
+    """Copy the readiness state of each combatant (:mod:`engine.readiness`) into
+    its view (``views`` in ``combatants`` order) in round ``rnd``."""
+    for view, c in zip(views, combatants, strict=True):
+        view.readied = c.readied
+        view.aids = tuple(c.aids)
+        view.immediate_used = c.immediate_used
+        view.run_rounds = c.run_rounds if c.run_last_round >= rnd - 1 else 0
+        view.run_rest_rounds = max(0, c.run_rest_until - rnd)

@@ -51,11 +51,9 @@ deployment order, then the non-targeted ones:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from engine.actions import (
-    Action,
     AidAnotherAction,
     AttackAction,
     ChargeAction,
@@ -66,6 +64,7 @@ from engine.actions import (
     FullAttackAction,
     HideAction,
     MoveAction,
+    Option,
     ReadyAction,
     ReadyTrigger,
     RepairWeaponAction,
@@ -74,40 +73,14 @@ from engine.actions import (
     TotalDefenseAction,
     WaitAction,
     WithdrawAction,
-    action_to_dict,
 )
 from engine.attack import engaged_friend
 from engine.maps import Cell, GameMap
 from engine.movement import move_toward, run_path, step_toward, withdraw_path
+from engine.observation import Observation
 from engine.reach import attack_reason, threat_weapon
 from engine.skills import trained
 from engine.stealth import sees_directly
-
-if TYPE_CHECKING:
-    from engine.observation import Observation
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One turn plan the acting combatant may choose.
-
-    ``path`` lists the squares the plan walks, in order, its starting square
-    excluded (the anchor of a bigger creature's space); empty when it does not
-    move. Policies read it to tell which squares a plan leaves (attacks of
-    opportunity); it is not part of the JSON form.
-    """
-
-    id: str
-    label: str
-    actions: tuple[Action, ...]
-    path: tuple[Cell, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "actions": [action_to_dict(a) for a in self.actions],
-        }
 
 
 def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:

@@ -32,19 +32,16 @@ positions at all (every policy still sees every position).
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from engine.actions import ActionResult, Reason
 from engine.attack import MISS_CHANCE
 from engine.checks import Modifier, RollRecord
+from engine.fight import FightState
 from engine.maps import Cell, GameMap
 from engine.reach import body_cover, body_line_of_effect
 from engine.skills import skill_check
 from engine.space import body_distance_ft
 from engine.state import CombatantState
-
-if TYPE_CHECKING:
-    from engine.battle import Battle
 
 #: SRD « Perception »: +1 DC per 10 ft of distance, taken as −1 on the observer's roll
 DISTANCE_STEP_FT = 10
@@ -74,9 +71,9 @@ def sees_directly(
     return body_cover(gmap, observer_cell, ko, hider_cell, kh, None, melee=False) == 0
 
 
-def _sees(battle: Battle, observer: CombatantState, hider: CombatantState) -> bool:
+def _sees(fight: FightState, observer: CombatantState, hider: CombatantState) -> bool:
     return sees_directly(
-        battle.gmap,
+        fight.gmap,
         observer.pos,
         observer.profile.conditions,
         hider.pos,
@@ -85,27 +82,27 @@ def _sees(battle: Battle, observer: CombatantState, hider: CombatantState) -> bo
     )
 
 
-def can_hide(battle: Battle, actor: CombatantState) -> bool:
+def can_hide(fight: FightState, actor: CombatantState) -> bool:
     """Some active enemy lacks direct sight of ``actor`` (hiding can work)."""
     return any(
-        e.active and e.side != actor.side and not _sees(battle, e, actor) for e in battle.combatants
+        e.active and e.side != actor.side and not _sees(fight, e, actor) for e in fight.combatants
     )
 
 
 def _perception(
-    battle: Battle, observer: CombatantState, hider: CombatantState, stealth: RollRecord
+    fight: FightState, observer: CombatantState, hider: CombatantState, stealth: RollRecord
 ) -> bool:
     """One observer's opposed Perception check; returns whether it notices the hider."""
     extra: tuple[Modifier, ...] = ()
-    dist = body_distance_ft(battle.gmap, observer.pos, observer.space, hider.pos, hider.space)
+    dist = body_distance_ft(fight.gmap, observer.pos, observer.space, hider.pos, hider.space)
     steps = dist // DISTANCE_STEP_FT
     if steps:
         extra = (Modifier(-steps, "distance"),)
-    roll = skill_check(battle.rng, observer, "Perception", None, extra)
+    roll = skill_check(fight.rng, observer, "Perception", None, extra)
     noticed = roll.total > stealth.total
-    if battle.log is not None:
+    if fight.log is not None:
         verdict = "le repère" if noticed else "ne le repère pas"
-        battle.note(
+        fight.note(
             observer,
             f"Perception contre {hider.id} {roll.explain()} vs {stealth.total} -> {verdict}",
             roll,
@@ -113,52 +110,52 @@ def _perception(
     return noticed
 
 
-def hide(battle: Battle, actor: CombatantState) -> ActionResult:
+def hide(fight: FightState, actor: CombatantState) -> ActionResult:
     """The ``hide`` action: a fresh Stealth check against every active enemy."""
-    enemies = [e for e in battle.combatants if e.active and e.side != actor.side]
-    unseeing = [e for e in enemies if not _sees(battle, e, actor)]
+    enemies = [e for e in fight.combatants if e.active and e.side != actor.side]
+    unseeing = [e for e in enemies if not _sees(fight, e, actor)]
     if not unseeing:
         actor.hidden_from.clear()
         return ActionResult("hide", False, Reason.IN_PLAIN_SIGHT)
-    stealth = skill_check(battle.rng, actor, "Stealth")
-    if battle.log is not None:
-        battle.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
+    stealth = skill_check(fight.rng, actor, "Stealth")
+    if fight.log is not None:
+        fight.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
         seeing = [e.id for e in enemies if e not in unseeing]
         if seeing:
-            battle.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
-    actor.hidden_from = {e.id for e in unseeing if not _perception(battle, e, actor, stealth)}
+            fight.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
+    actor.hidden_from = {e.id for e in unseeing if not _perception(fight, e, actor, stealth)}
     return ActionResult("hide", True)
 
 
-def reveal(battle: Battle, actor: CombatantState, why: str) -> None:
+def reveal(fight: FightState, actor: CombatantState, why: str) -> None:
     """``actor`` is seen by everyone again."""
     if actor.hidden_from:
         actor.hidden_from.clear()
-        battle.note(actor, f"n'est plus caché ({why})")
+        fight.note(actor, f"n'est plus caché ({why})")
 
 
-def after_move(battle: Battle, mover: CombatantState) -> None:
+def after_move(fight: FightState, mover: CombatantState) -> None:
     """Sight and Stealth after ``mover`` changed squares (see the module docstring)."""
     if mover.hidden_from and mover.active:
-        fooled = [e for e in battle.combatants if e.id in mover.hidden_from]
+        fooled = [e for e in fight.combatants if e.id in mover.hidden_from]
         stealth: RollRecord | None = None
         for observer in fooled:
             if not observer.active:
                 continue
-            if _sees(battle, observer, mover):
+            if _sees(fight, observer, mover):
                 mover.hidden_from.discard(observer.id)
-                battle.note(mover, f"n'est plus caché de {observer.id} (vu)")
+                fight.note(mover, f"n'est plus caché de {observer.id} (vu)")
                 continue
             if stealth is None:
                 stealth = skill_check(
-                    battle.rng, mover, "Stealth", None, (Modifier(MOVING_PENALTY, "mouvement"),)
+                    fight.rng, mover, "Stealth", None, (Modifier(MOVING_PENALTY, "mouvement"),)
                 )
-                battle.note(mover, f"se déplace caché : Discrétion {stealth.explain()}", stealth)
-            if _perception(battle, observer, mover, stealth):
+                fight.note(mover, f"se déplace caché : Discrétion {stealth.explain()}", stealth)
+            if _perception(fight, observer, mover, stealth):
                 mover.hidden_from.discard(observer.id)
-    for hider in battle.combatants:
+    for hider in fight.combatants:
         if hider is mover or mover.id not in hider.hidden_from:
             continue
-        if _sees(battle, mover, hider):
+        if _sees(fight, mover, hider):
             hider.hidden_from.discard(mover.id)
-            battle.note(hider, f"n'est plus caché de {mover.id} (vu)")
+            fight.note(hider, f"n'est plus caché de {mover.id} (vu)")

@@ -21,14 +21,10 @@ modelled: enemies' squares stay impassable to every movement.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine.aoo import LEAVES, opportunities, strike
+from engine.fight import FightState
 from engine.skills import cmd, skill_check
 from engine.state import CombatantState
-
-if TYPE_CHECKING:
-    from engine.battle import Battle
 
 #: SRD « Acrobatics »: +2 to the DC for each additional opponent avoided in one round
 EXTRA_OPPONENT_DC = 2
@@ -43,24 +39,24 @@ class Tumble:
         self.passed: set[str] = set()
         self.tested = 0
 
-    def leave(self, battle: Battle, mover: CombatantState) -> bool:
+    def leave(self, fight: FightState, mover: CombatantState) -> bool:
         """Test every opponent threatening ``mover``'s square before it leaves it.
 
         Returns whether the move goes on (every tested opponent beaten); on a
         failure, that opponent has made its attack of opportunity.
         """
         cell = mover.pos
-        for enemy, weapon, blocked in opportunities(battle, mover, cell, movement=True):
+        for enemy, weapon, blocked in opportunities(fight, mover, cell, movement=True):
             if blocked is not None or enemy.id in self.passed:
                 continue
             base = cmd(enemy)
             dc = base + EXTRA_OPPONENT_DC * self.tested
-            roll = skill_check(battle.rng, mover, "Acrobatics", dc)
+            roll = skill_check(fight.rng, mover, "Acrobatics", dc)
             self.tested += 1
-            if battle.log is not None:
+            if fight.log is not None:
                 extra = f" (+{dc - base} autres adversaires)" if dc != base else ""
                 verdict = "passe" if roll.success else "échoue, s'arrête"
-                battle.note(
+                fight.note(
                     mover,
                     f"acrobaties contre {enemy.id} {roll.explain('DMD')}{extra} : {verdict}",
                     roll,
@@ -68,6 +64,6 @@ class Tumble:
             if roll.success:
                 self.passed.add(enemy.id)
                 continue
-            strike(battle, enemy, mover, weapon, LEAVES, movement=True)
+            strike(fight, enemy, mover, weapon, LEAVES, movement=True)
             return False
         return True

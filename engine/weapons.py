@@ -22,18 +22,15 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from engine.actions import ActionResult, Reason, RepairWeaponAction
 from engine.attack import Swing, resist_energy
 from engine.creatures import AttackProfile
+from engine.fight import FightState
 from engine.life import apply_damage
 from engine.maps import Cell, GameMap
 from engine.space import body_deltas, body_distance_ft
 from engine.state import CombatantState
-
-if TYPE_CHECKING:
-    from engine.battle import Battle
 
 #: Ultimate Combat « Firearms »: the natural results that misfire (no progression here)
 MISFIRE_VALUE = 1
@@ -58,7 +55,7 @@ def misfires(attack: AttackProfile, natural: int) -> bool:
 
 
 def after_swing(
-    battle: Battle,
+    fight: FightState,
     actor: CombatantState,
     target: CombatantState,
     attack: AttackProfile,
@@ -67,18 +64,18 @@ def after_swing(
     """What one attack roll does beyond its target: a misfire, a splash."""
     if misfires(attack, swing.roll.natural):
         actor.weapon_broken = actor.weapon_broken | {attack.id}
-        battle.note(actor, f"ENRAYEMENT : {attack.name} est cassé (inutilisable avant réparation)")
+        fight.note(actor, f"ENRAYEMENT : {attack.name} est cassé (inutilisable avant réparation)")
     splash = attack.spec.splash
     if splash is None:
         return
     if swing.hit:
-        splash_area(battle, actor, attack, target.pos, exclude=target)
+        splash_area(fight, actor, attack, target.pos, exclude=target)
     else:
-        scatter(battle, actor, target, attack)
+        scatter(fight, actor, target, attack)
 
 
 def repair_weapon(
-    battle: Battle, actor: CombatantState, action: RepairWeaponAction
+    fight: FightState, actor: CombatantState, action: RepairWeaponAction
 ) -> ActionResult:
     """Clear a broken weapon (a move action): ``weapon_id``, or the first broken one.
 
@@ -97,7 +94,7 @@ def repair_weapon(
         if weapon.id not in actor.weapon_broken:
             return ActionResult("repair_weapon", False, Reason.NOT_BROKEN)
     actor.weapon_broken = actor.weapon_broken - {weapon.id}
-    battle.note(actor, f"répare {weapon.name}")
+    fight.note(actor, f"répare {weapon.name}")
     return ActionResult("repair_weapon", True)
 
 
@@ -139,32 +136,32 @@ def scatter_landing(gmap: GameMap, thrower: Cell, target: Cell, d8: int, squares
 
 
 def scatter(
-    battle: Battle, actor: CombatantState, target: CombatantState, attack: AttackProfile
+    fight: FightState, actor: CombatantState, target: CombatantState, attack: AttackProfile
 ) -> None:
     """A missed splash weapon: roll the d8, find the landing square, splash it."""
-    gmap = battle.gmap
-    d8 = battle.rng.die(8)
+    gmap = fight.gmap
+    d8 = fight.rng.die(8)
     squares = scatter_squares(
         attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
     )
     landing = scatter_landing(gmap, actor.pos, target.pos, d8, squares)
-    if battle.log is not None:
+    if fight.log is not None:
         r, c = gmap.rc(landing)
         tr, tc = gmap.rc(target.pos)
         short = " (trop court)" if d8 == 1 else ""
         unit = "cases" if squares > 1 else "case"
         went = max(abs(r - tr), abs(c - tc))
         stopped = " (arrêtée par un mur ou le bord)" if went < squares else ""
-        battle.note(
+        fight.note(
             actor,
             f"{attack.name} dévie : d8={d8}{short}, {squares} {unit} -> tombe en ({r},{c})"
             + stopped,
         )
-    splash_area(battle, actor, attack, landing, exclude=None)
+    splash_area(fight, actor, attack, landing, exclude=None)
 
 
 def splash_area(
-    battle: Battle,
+    fight: FightState,
     actor: CombatantState,
     attack: AttackProfile,
     center: Cell,
@@ -177,22 +174,22 @@ def splash_area(
     target of a direct hit, which takes no extra splash."""
     splash = attack.spec.splash
     assert splash is not None
-    w = battle.gmap.width
+    w = fight.gmap.width
     cr, cc = divmod(center, w)
-    for other in battle.combatants:
+    for other in fight.combatants:
         if other.dead or other is exclude:
             continue
         if other.space == 1:
             pr, pc = divmod(other.pos, w)
             if max(abs(pr - cr), abs(pc - cc)) > 1:
                 continue
-        elif max(body_deltas(battle.gmap, other.pos, other.space, center, 1)) > 1:
+        elif max(body_deltas(fight.gmap, other.pos, other.space, center, 1)) > 1:
             continue  # no square of its space within 5 ft
         amount, note = resist_energy(other, splash.damage, (splash.type,))
         before = other.hp
         apply_damage(other, amount)
         actor.damage_dealt += amount
-        if battle.log is None:
+        if fight.log is None:
             continue
         text = f"éclaboussure sur {other.id} : {amount} dégât"
         text += "s" if amount > 1 else ""
@@ -201,6 +198,6 @@ def splash_area(
         text += f" ({other.id} {other.hp}/{other.profile.spec.hp_max} pv"
         if other.life_label() != "actif":
             text += f", {other.life_label()}"
-        battle.note(actor, text + ")")
+        fight.note(actor, text + ")")
         if before >= 0 > other.hp or other.dead:
-            battle.state_change(other)
+            fight.state_change(other)

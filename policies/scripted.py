@@ -37,10 +37,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from engine.actions import ReadyTrigger, TurnPlan, WaitAction
+from engine.actions import Option, ReadyTrigger, TurnPlan, WaitAction
 from engine.errors import DataError
 from engine.observation import CombatantView, Observation
-from engine.options import Option
 from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.heuristic import HeuristicPolicy
 

@@ -38,6 +38,7 @@ from engine.actions import (
     FightDefensivelyAction,
     FullAttackAction,
     MoveAction,
+    Option,
     RunAction,
     StandUpAction,
     WithdrawAction,
@@ -59,7 +60,6 @@ from engine.attack import (
 from engine.creatures import AttackProfile
 from engine.maps import Cell
 from engine.observation import CombatantView, Observation
-from engine.options import Option
 from engine.reach import range_penalty
 
 

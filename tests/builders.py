@@ -126,8 +126,8 @@ def battle(
             sides.append(c.side)
     pol = policies or {s: HeuristicPolicy() for s in sides}
     b = Battle(gmap, combatants, tuple(sides), rng, pol, round_cap=round_cap, record=record)  # type: ignore[arg-type]
-    b.round = 1
-    b.order = list(combatants)
+    b.fight.round = 1
+    b.fight.order = list(combatants)
     return b
 
 
@@ -144,8 +144,8 @@ class Plan:
 
 
 def messages(b: Battle) -> list[str]:
-    assert b.log is not None
-    return [m for _r, _a, m, _rolls in b.log]
+    assert b.fight.log is not None
+    return [m for _r, _a, m, _rolls in b.fight.log]
 
 
 def archer_vs_two() -> Any:

@@ -48,10 +48,10 @@ def test_ac_aid_protects_against_that_opponents_next_attack_only():
     b.dispatch(a, AidAnotherAction(target_id="x", aid_mode="ac", opponent_id="o"))
     assert b.observe(x).combatant("x").to_dict()["aid_ac_bonus"] == {"o": 2}
     # another enemy's attack does not use it
-    b.rng = type(b.rng)([11, 1])  # p hits AC 10 (11 + 1 damage)
+    b.fight.rng = type(b.fight.rng)([11, 1])  # p hits AC 10 (11 + 1 damage)
     b.dispatch(other, AttackAction(target_id="x"))
     assert messages(b)[-1].startswith("sword vs x d20=11+0=11 CA 10 -> TOUCHÉ")
-    b.rng = type(b.rng)([11, 11, 1])
+    b.fight.rng = type(b.fight.rng)([11, 11, 1])
     b.dispatch(o, AttackAction(target_id="x"))
     assert messages(b)[-1] == "sword vs x d20=11+0=11 CA 12 (aide +2) -> RATÉ"
     b.dispatch(o, AttackAction(target_id="x"))
@@ -128,8 +128,8 @@ def test_aid_success_rate_matches_the_d20_against_ac_10():
     # +3: natural 7 or more succeeds, 14 faces out of 20
     strong = make_profile(attacks=[{**_sword(), "attack_bonus": 3}])
     b, a, x, _o = _trio([], aider=strong)
-    b.log = None
-    b.rng = SeededRng(2024)
+    b.fight.log = None
+    b.fight.rng = SeededRng(2024)
     n = 4000
     wins = 0
     for _ in range(n):

@@ -18,22 +18,22 @@ def duel(att_kw=None, tgt_kw=None, dice=(), att_pos=(0, 0), tgt_pos=(0, 1), gmap
 
 def test_hit_when_total_meets_ac():
     b, a, t = duel({"attacks": [melee(bonus=2)]}, dice=[8, 5])
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 5
     assert a.hits == 1 and a.damage_dealt == 5 and t.damage_taken == 5
-    assert "d20=8+2=10 CA 10 -> TOUCHÉ : 5 dégâts" in b.log[-1][2]
+    assert "d20=8+2=10 CA 10 -> TOUCHÉ : 5 dégâts" in b.fight.log[-1][2]
 
 
 def test_miss_one_below_ac():
     b, a, t = duel({"attacks": [melee(bonus=2)]}, dice=[7])
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and a.hits == 0
-    assert b.log[-1][2].endswith("-> RATÉ")
+    assert b.fight.log[-1][2].endswith("-> RATÉ")
 
 
 def test_natural_one_always_misses():
     b, a, t = duel({"attacks": [melee(bonus=30)]}, dice=[1])
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10
 
 
@@ -43,9 +43,9 @@ def test_natural_twenty_hits_and_unconfirmed_threat_deals_normal_damage():
         {"ac": {"total": 50, "touch": 50, "flat_footed": 50}},
         dice=[20, 5, 3],
     )
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 7 and a.crits == 0
-    assert "MENACE" in b.log[-1][2] and "non confirmé" in b.log[-1][2]
+    assert "MENACE" in b.fight.log[-1][2] and "non confirmé" in b.fight.log[-1][2]
 
 
 def test_threat_range_needs_a_hit():
@@ -55,19 +55,19 @@ def test_threat_range_needs_a_hit():
         {"ac": {"total": 25, "touch": 25, "flat_footed": 25}},
         dice=[19],
     )
-    resolve_swing(b, a, t, a.attacks[0])
-    assert t.hp == 10 and b.rng.remaining == 0
+    resolve_swing(b.fight, a, t, a.attacks[0])
+    assert t.hp == 10 and b.fight.rng.remaining == 0
 
 
 def test_confirmed_critical_multiplies_physical_dice_and_bonuses_only():
     weapon = melee(dmg="1d8+2", crit_range=19, crit_mult=3, damage_bonus=1)
     weapon["damage"].append({"formula": "1d6", "types": ["fire"]})
     b, a, t = duel({"attacks": [weapon]}, {"hp_max": 60}, dice=[19, 15, 4, 5, 6, 3])
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     # (4+2)+(5+2)+(6+2) + 1×3 = 24 physical, + 3 fire rolled once
     assert t.hp == 60 - 27
     assert a.crits == 1
-    assert "CRITIQUE ×3 : 27 dégâts" in b.log[-1][2]
+    assert "CRITIQUE ×3 : 27 dégâts" in b.fight.log[-1][2]
 
 
 def test_confirmation_natural_twenty_confirms_even_against_huge_ac():
@@ -76,7 +76,7 @@ def test_confirmation_natural_twenty_confirms_even_against_huge_ac():
         {"ac": {"total": 60, "touch": 60, "flat_footed": 60}, "hp_max": 60},
         dice=[20, 20, 1, 1],
     )
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert a.crits == 1 and t.hp == 58
 
 
@@ -88,16 +88,16 @@ def test_dr_applies_after_multiplication_and_not_to_energy():
         {"hp_max": 60, "dr": {"amount": 5, "bypass": "magic"}},
         dice=[20, 10, 8, 8, 4],
     )
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 60 - ((8 + 8 - 5) + 4)
-    assert "RD absorbe 5" in b.log[-1][2]
+    assert "RD absorbe 5" in b.fight.log[-1][2]
 
 
 def test_dr_never_below_zero_on_the_physical_part():
     b, a, t = duel(
         {"attacks": [melee(dmg="1d4")]}, {"dr": {"amount": 10, "bypass": "-"}}, dice=[15, 3]
     )
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and a.hits == 1 and a.damage_dealt == 0
 
 
@@ -107,7 +107,7 @@ def _dr_case(types: list[str], bypass: str) -> int:
     b, a, t = duel(
         {"attacks": [weapon]}, {"hp_max": 60, "dr": {"amount": 5, "bypass": bypass}}, dice=[15, 8]
     )
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     return 60 - t.hp
 
 
@@ -124,8 +124,8 @@ def test_or_bypass_needs_any_component():
 
 def test_range_penalty_per_full_increment_beyond_the_first():
     b, a, t = duel({"attacks": [ranged(inc=10)]}, dice=[14, 2], tgt_pos=(0, 5))
-    resolve_swing(b, a, t, a.attacks[0])
-    rolls = b.log[-1][3]
+    resolve_swing(b.fight, a, t, a.attacks[0])
+    rolls = b.fight.log[-1][3]
     assert [(m.value, m.source) for m in rolls[0].modifiers] == [
         (0, "bonus d'attaque"),
         (-4, "portée"),
@@ -140,9 +140,9 @@ def test_charge_gives_plus_two_and_minus_two_ac_until_next_turn():
     assert a.pos == ROW.cell(0, 4) and a.charging
     assert t.hp == 9  # 8 + 2 = 10 hits AC 10
     # The target strikes back: AC 10 - 2 = 8, so a natural 8 hits.
-    resolve_swing(b, t, a, t.attacks[0])
+    resolve_swing(b.fight, t, a, t.attacks[0])
     assert a.hp == 7
-    assert "CA 8 (charge -2)" in b.log[-1][2]
+    assert "CA 8 (charge -2)" in b.fight.log[-1][2]
 
 
 def test_charge_needs_at_least_ten_feet():
@@ -169,7 +169,7 @@ def test_full_attack_rolls_each_iterative_with_its_penalty():
     )
     res = b.dispatch(a, FullAttackAction(target_id="t"))
     assert res.ok
-    totals = [r.total for _, _, _, rolls in b.log for r in rolls]
+    totals = [r.total for _, _, _, rolls in b.fight.log for r in rolls]
     assert totals == [10, 10]  # 4+6 and 9+6-5
     assert t.hp == 40 - 3
 
@@ -180,16 +180,16 @@ def test_count_swings_per_action_stop_when_target_falls():
     )
     b.dispatch(a, AttackAction(target_id="t"))
     assert t.hp == -1
-    assert b.rng.remaining == 2  # the remaining swings are lost
+    assert b.fight.rng.remaining == 2  # the remaining swings are lost
 
 
 def test_high_ground_gives_plus_one_in_melee_only():
     gmap = make_map(["....", "...."], elevation=["1...", "...."])
     b, a, t = duel({"attacks": [melee()]}, dice=[9, 1], gmap=gmap, tgt_pos=(1, 1))
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 9  # 9 + 1 = 10
     b2, a2, t2 = duel({"attacks": [ranged()]}, dice=[9], gmap=gmap, tgt_pos=(1, 1))
-    resolve_swing(b2, a2, t2, a2.attacks[0])
+    resolve_swing(b2.fight, a2, t2, a2.attacks[0])
     assert t2.hp == 10
 
 
@@ -198,14 +198,14 @@ def test_touch_attack_uses_touch_ac_and_firearm_only_in_first_increment():
     touch = melee("touch", dmg="1d4")
     touch["kind"] = "touch"
     b, a, t = duel({"attacks": [touch]}, tgt, dice=[10, 2])
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 8
     gun = ranged("pistol", inc=10, firearm=True)
     b, a, t = duel({"attacks": [gun]}, tgt, dice=[10, 2], tgt_pos=(0, 2))
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 8  # 10 ft: touch AC 10
     b, a, t = duel({"attacks": [gun]}, tgt, dice=[12], tgt_pos=(0, 3))
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10  # 15 ft: second increment, full AC 18 (and -2)
 
 
@@ -213,7 +213,7 @@ def test_weapon_id_must_be_usable():
     b, a, _t = duel({"attacks": [melee(), ranged()]}, dice=[], tgt_pos=(0, 1))
     res = b.dispatch(a, AttackAction(target_id="t", weapon_id="nope"))
     assert (res.ok, res.reason) == (False, "weapon_unavailable")
-    assert b.rng.remaining == 0
+    assert b.fight.rng.remaining == 0
 
 
 def test_missing_target():

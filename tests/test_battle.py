@@ -29,8 +29,8 @@ def test_initiative_sorted_on_total_then_modifier_then_list_order():
     b, _ = fresh(ROW, specs, ScriptedRng([10, 8, 10, 9]))
     b.roll_initiative()
     # totals: a 10, b 10 (mod 2), c 10, d 10 (mod 1)
-    assert [c.id for c in b.order] == ["b", "d", "a", "c"]
-    assert b.log[0][2] == "initiative : a d20=10+0=10"
+    assert [c.id for c in b.fight.order] == ["b", "d", "a", "c"]
+    assert b.fight.log[0][2] == "initiative : a d20=10+0=10"
 
 
 def test_victory_when_one_side_has_no_active_combatant():
@@ -54,7 +54,7 @@ def test_plan_results_are_reported_in_plan_order():
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
     plan = Plan(SwiftAction(), WaitAction(), WaitAction())
     b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": plan, "B": Plan()})
-    b.round = 1
+    b.fight.round = 1
     b.take_turn(a)
     assert [(r.kind, r.ok, r.reason) for r in a.last_results] == [
         ("swift", False, "unsupported_kind"),
@@ -73,7 +73,7 @@ def test_policy_sees_its_last_turn_results():
 
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
     b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": Recorder(), "B": Plan()})
-    b.round = 1
+    b.fight.round = 1
     b.take_turn(a)
     b.take_turn(a)
     assert seen[0] == []
@@ -83,4 +83,4 @@ def test_policy_sees_its_last_turn_results():
 def test_battle_helper_builds_a_ready_battle():
     a = state("a", "A", make_profile(), ROW, (0, 0), 0)
     b = battle(ROW, [a], [])
-    assert b.round == 1 and b.order == [a]
+    assert b.fight.round == 1 and b.fight.order == [a]

@@ -70,7 +70,7 @@ def test_events_reach_the_policy_and_an_off_turn_immediate_uses_the_next_swift()
     assert b.observe(me).combatant("me").to_dict()["immediate_used"] is True
     # no second immediate before its next turn is over
     reactor.asked.clear()
-    b.rng = type(b.rng)([15, 3])
+    b.fight.rng = type(b.fight.rng)([15, 3])
     b.dispatch(foe, AttackAction(target_id="me"))
     assert [who for who, _e in reactor.asked] == ["foe", "foe"]
     # its next turn has no swift action; then everything is back
@@ -103,7 +103,7 @@ def test_on_its_own_turn_an_immediate_action_is_its_swift_action():
     b._policies = {"A": Plan(ImmediateAction())}
     b.take_turn(me)
     b.reaction_policy = Reactor("me", "attack_resolved")
-    b.rng = type(b.rng)([2])
+    b.fight.rng = type(b.fight.rng)([2])
     b.dispatch(_foe, AttackAction(target_id="me"))
     assert me.immediate_used
 
@@ -143,7 +143,7 @@ def test_flat_footed_creatures_are_not_asked_and_one_reaction_per_event():
     everyone = Everyone()
     b.reaction_policy = everyone
     me.has_acted = foe.has_acted = True
-    b.rng = type(b.rng)([2])
+    b.fight.rng = type(b.fight.rng)([2])
     b.dispatch(foe, AttackAction(target_id="me"))
     assert [who for who, _e in everyone.asked] == ["me"]
     assert me.immediate_used and not foe.immediate_used

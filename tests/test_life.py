@@ -121,10 +121,11 @@ def test_dying_turn_is_a_stabilization_check_in_the_fight_loop():
     ally = state("b", "A", make_profile(), ROW, (0, 3), 1)
     t = state("t", "B", make_profile(), ROW, (0, 7), 2)
     b = battle(ROW, [a, ally, t], [5], round_cap=1, policies={"A": Plan(), "B": Plan()})
-    b.round = 0
-    b.order = [a]
+    b.fight.round = 0
+    b.fight.order = [a]
     b._dying_turn(a)
     assert a.hp == -3
     assert (
-        b.log[-1][2] == "stabilisation d20=5-2=3 vs DD 10 -> échec (marge -7) : perd 1 pv (-3 pv)"
+        b.fight.log[-1][2]
+        == "stabilisation d20=5-2=3 vs DD 10 -> échec (marge -7) : perd 1 pv (-3 pv)"
     )

@@ -120,6 +120,7 @@ def _fresh(obs):
         initiative_order=obs.initiative_order,
         combatants=obs.combatants,
         last_turn_results=obs.last_turn_results,
+        menu=obs._menu,
         fight_key=obs.fight_key,
         simple_space=obs._simple,
     )

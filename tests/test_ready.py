@@ -60,9 +60,9 @@ def test_enemy_entering_reach_is_attacked_and_stops_where_it_falls():
         "sword vs m d20=15+0=15 CA 10 -> TOUCHÉ : 8 dégâts (m -3/10 pv, mourant)",
         "tombe, mourant (-3 pv)",
     ]
-    assert m.pos == ROW.cell(0, 2) and r.readied is None and not b.readiers
+    assert m.pos == ROW.cell(0, 2) and r.readied is None and not b.fight.readiers
     # SRD: the readier now acts just before the creature that triggered it
-    assert r.init_key == 10.5 and b.reorder
+    assert r.init_key == 10.5 and b.fight.reorder
 
 
 def test_a_mover_that_survives_goes_on_and_the_readied_attack_is_one_shot():
@@ -139,11 +139,11 @@ def test_one_readied_action_per_event_and_no_cascade():
     ready_m = ReadyAction(ready_trigger="enemy_attacks")
     b._policies = {"A": Plan(AttackAction(target_id="m")), "B": Plan(ready_m)}
     r2.readied = None
-    b.readiers.clear()
+    b.fight.readiers.clear()
     b.take_turn(m)
     r2_ready = ReadyAction(ready_trigger="enemy_attacks")
     b.dispatch(r2, r2_ready)
-    b.rng = ScriptedRng([2, 3])  # m's readied attack on r1, then r1's attack
+    b.fight.rng = ScriptedRng([2, 3])  # m's readied attack on r1, then r1's attack
     b.dispatch(r1, AttackAction(target_id="m"))
     assert m.readied is None and r2.readied is not None
     assert messages(b)[-3:] == [
@@ -190,7 +190,7 @@ def test_unfired_ready_expires_at_the_readiers_next_turn():
     )
     b.take_turn(r)
     b.take_turn(r)
-    assert r.readied is None and not b.readiers
+    assert r.readied is None and not b.fight.readiers
     assert messages(b)[-1] == "action préparée expirée (le déclencheur n'est pas survenu)"
 
 
@@ -202,15 +202,15 @@ def test_fired_in_the_next_round_it_uses_up_that_turn_and_moves_the_initiative()
         "B": Turns((WaitAction(),), (AttackAction(target_id="r"),)),
     }
     # initiative m 20, r 10; round 2: r's readied attack (1) then m's (1), both miss
-    fight = Battle(ROW, [m, r], ("B", "A"), ScriptedRng([20, 10, 1, 1]), policies,
+    loop = Battle(ROW, [m, r], ("B", "A"), ScriptedRng([20, 10, 1, 1]), policies,
                    round_cap=3, record=True)  # fmt: skip
-    out = fight.run()
+    out = loop.run()
     assert out.log is not None
     log = [(rnd, who, msg) for rnd, who, msg, _ in out.log if rnd is not None]
     assert (2, "r", "action préparée (un ennemi attaque) : attaque sur m") in log
     assert (2, "r", "a déjà agi ce round (action préparée)") in log
     assert r.init_key == 20.5
-    assert [c.id for c in fight.order] == ["r", "m"]  # from round 3 on
+    assert [c.id for c in loop.fight.order] == ["r", "m"]  # from round 3 on
 
 
 def test_ready_validation_and_budget():
@@ -243,7 +243,7 @@ def test_ready_validation_and_budget():
     ]
     # a new ready replaces the old one
     assert r.readied is not None and r.readied.trigger == "enemy_attacks"
-    assert b.readiers == [r]
+    assert b.fight.readiers == [r]
 
 
 def test_the_menu_offers_ready_triggers():

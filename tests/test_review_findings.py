@@ -50,12 +50,12 @@ def test_explicitly_untyped_damage_is_physical_for_dr_and_crits():
         "t", "B", make_profile(name="T", hp_max=30, dr={"amount": 5, "bypass": "-"}), ROW, (0, 1), 1
     )
     b = battle(ROW, [a, t], [15, 6])  # hit, 6 damage, DR 5/- leaves 1
-    resolve_swing(b, a, t, a.attacks[0])
+    resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 29
     a2 = state("a", "A", make_profile(attacks=[weapon]), ROW, (0, 0), 0)
     t2 = state("t", "B", make_profile(name="T", hp_max=30), ROW, (0, 1), 1)
     b2 = battle(ROW, [a2, t2], [20, 20, 6, 6])  # confirmed ×2: the dice are rolled twice
-    resolve_swing(b2, a2, t2, a2.attacks[0])
+    resolve_swing(b2.fight, a2, t2, a2.attacks[0])
     assert t2.hp == 18
 
 
@@ -78,7 +78,7 @@ def test_disabled_exertion_that_kills_is_logged_as_death():
     b = battle(ROW, [a, t], [15, 5])
     b.take_turn(a)
     assert a.dead
-    lines = [m for _r, actor, m, _rolls in b.log if actor == "a"]
+    lines = [m for _r, actor, m, _rolls in b.fight.log if actor == "a"]
     assert not any("mourant" in m for m in lines), lines
     assert "meurt" in lines, lines
 

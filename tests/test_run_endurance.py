@@ -28,7 +28,7 @@ def _runner(con=2, dice=(), **kw):
 
 def _run(b, me, rnd):
     """Run to the other end of the lane in round ``rnd``."""
-    b.round = rnd
+    b.fight.round = rnd
     dest = (0, 5) if me.pos == ROWS.cell(0, 0) else (0, 0)
     return b.dispatch(me, RunAction(destination=dest))
 
@@ -58,9 +58,9 @@ def test_a_round_without_running_breaks_the_streak():
     b, me = _runner(con=2)
     _run(b, me, 1)
     _run(b, me, 2)
-    b.round = 3
+    b.fight.round = 3
     assert b.observe(me).combatant("me").to_dict()["run_rounds"] == 2
-    b.round = 4
+    b.fight.round = 4
     assert b.observe(me).combatant("me").to_dict()["run_rounds"] == 0
     assert _run(b, me, 4).ok and me.run_rounds == 1  # no check, no dice
 
@@ -105,19 +105,19 @@ def test_the_menu_offers_no_run_while_resting():
     foe = state("foe", "B", make_profile(), far, (0, 29), 1)
     b = battle(far, [me, foe], [1])
     assert "run:foe" in [o.id for o in b.observe(me).legal_options]
-    b.round = 1
+    b.fight.round = 1
     assert b.dispatch(me, RunAction(destination=(0, 5))).ok
-    b.round = 2
+    b.fight.round = 2
     assert b.dispatch(me, RunAction(destination=(0, 0))).reason == "resting"
-    b.round = 3
+    b.fight.round = 3
     assert "run:foe" not in [o.id for o in b.observe(me).legal_options]
 
 
 def test_con_check_success_rate():
     # Con 10 (+0) on the first check: DC 10, natural 10 or more, 11 faces out of 20
     b, me = _runner(con=10)
-    b.log = None
-    b.rng = SeededRng(77)
+    b.fight.log = None
+    b.fight.rng = SeededRng(77)
     n = 3000
     kept = 0
     for _ in range(n):

@@ -147,7 +147,7 @@ def test_flanking_bonus_against_a_large_target():
     me = state("me", "A", make_profile(), OPEN, (1, 0), 1)
     ally = state("ally", "A", make_profile(), OPEN, (2, 3), 2)
     b = battle(OPEN, [ogre, me, ally], [])
-    sources = {m.source for m in attack_modifiers(b, me, ogre, me.attacks[0])}
+    sources = {m.source for m in attack_modifiers(b.fight, me, ogre, me.attacks[0])}
     assert "prise en tenaille" in sources
     assert b.observe(me).pair("ogre").flanking
 
@@ -159,11 +159,11 @@ def test_a_large_archer_shoots_from_its_least_covered_square():
     bow = [ranged("bow", inc=100)]
     giant = state("giant", "A", _large(attacks=bow), gmap, (1, 0), 1)
     b = battle(gmap, [target, giant], [])
-    ac, notes = target_ac(b, giant, target, giant.attacks[0])
+    ac, notes = target_ac(b.fight, giant, target, giant.attacks[0])
     assert ac == 10 and not any("abri" in n for n in notes)
     archer = state("archer", "A", make_profile(attacks=bow), gmap, (2, 1), 1)
     b = battle(gmap, [target, archer], [])
-    ac, notes = target_ac(b, archer, target, archer.attacks[0])
+    ac, notes = target_ac(b.fight, archer, target, archer.attacks[0])
     assert ac == 14 and "abri +4" in notes
 
 

@@ -80,16 +80,16 @@ def _fight(aware_a, aware_b, dice, policies=None):
     for c in (a, z):
         c.aware = c.profile.spec.aware
     pol = policies or {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
-    fight = Battle(ROW, [a, z], ("A", "B"), ScriptedRng(dice), pol, round_cap=1, record=True)
-    return fight, a, z
+    loop = Battle(ROW, [a, z], ("A", "B"), ScriptedRng(dice), pol, round_cap=1, record=True)
+    return loop, a, z
 
 
 def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_attack():
     # initiative a 5, z 15; round 0: z is surprised, a attacks once; round 1: z, then a
     plan = {"A": Plan(FullAttackAction(target_id="z"), MoveAction(target_id="z")),
             "B": Plan()}  # fmt: skip
-    fight, _a, _z = _fight(True, False, [5, 15, 12, 3, 11, 2], plan)
-    out = fight.run()
+    loop, _a, _z = _fight(True, False, [5, 15, 12, 3, 11, 2], plan)
+    out = loop.run()
     text = [(r, who, m) for r, who, m, _x in out.log if r is not None]
     assert text[0] == (0, "z", "surpris : ne peut pas agir")
     assert text[1][:2] == (0, "a") and text[1][2].startswith("sword vs z d20=12")
@@ -102,8 +102,8 @@ def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_att
 
 def test_no_surprise_round_when_everyone_or_no_one_is_aware():
     for flags in ((True, True), (False, False)):
-        fight, _, _ = _fight(*flags, [5, 15, 1, 1])
-        out = fight.run()
+        loop, _, _ = _fight(*flags, [5, 15, 1, 1])
+        out = loop.run()
         assert "round de surprise" not in [m for _r, _w, m, _x in out.log]
         assert all(r != 0 for r, _w, _m, _x in out.log if r is not None)
 
@@ -112,7 +112,7 @@ def test_the_surprise_round_menu_has_single_actions_only():
     a = state("a", "A", make_profile(), ROW, (0, 0))
     z = state("z", "B", make_profile(), ROW, (0, 1), 1)
     b = battle(ROW, [a, z], [])
-    b.round = 0
+    b.fight.round = 0
     ids = [o.id for o in b.observe(a).legal_options]
     assert not any(i.startswith(("full_attack", "defensive_full_attack", "charge")) for i in ids)
     assert "attack:z:sword" in ids
@@ -137,7 +137,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
     text = messages(b)
     assert text[0] == "se jette à terre"
     assert text[1] == "sword vs sword d20=1-4=-3 CA 10 -> RATÉ"  # −4 to attack while prone
-    b.rng = ScriptedRng([9, 2, 9])
+    b.fight.rng = ScriptedRng([9, 2, 9])
     b.dispatch(sword, AttackAction(target_id="me"))  # 9 vs AC 10 − 4: hits
     b.dispatch(bow, AttackAction(target_id="me"))  # 9 vs AC 10 + 4: misses
     assert messages(b)[-2].startswith("sword vs me d20=9+0=9 CA 6 (à terre -4) -> TOUCHÉ")
@@ -207,15 +207,15 @@ def _three(first, dice):
     b_ = state("b", "B", make_profile(), ROW, (0, 5), 1)
     c = state("c", "B", make_profile(), ROW, (0, 4), 2)
     policies = {"A": Once(first), "B": Plan()}
-    fight = Battle(ROW, [a, b_, c], ("A", "B"), ScriptedRng(dice), policies, round_cap=2,
+    loop = Battle(ROW, [a, b_, c], ("A", "B"), ScriptedRng(dice), policies, round_cap=2,
                    record=True)  # fmt: skip
-    return fight, a
+    return loop, a
 
 
 def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
     # initiative a 20, b 10, c 5
-    fight, a = _three((DelayAction(), MoveAction(target_id="c")), [20, 10, 5])
-    out = fight.run()
+    loop, a = _three((DelayAction(), MoveAction(target_id="c")), [20, 10, 5])
+    out = loop.run()
     turns = [(r, who) for r, who, m, _x in out.log if r is not None]
     assert turns[0] == (1, "a") and a.init_key == 4.5
     log = [(r, who, m) for r, who, m, _x in out.log if r is not None]
@@ -223,13 +223,13 @@ def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
     # the rest of that turn (the move) was lost; a second delay in the round is refused
     assert (1, "a", "action sans effet : delay (already_delayed)") in log
     assert not any(who == "a" and m.startswith("déplacement") for _r, who, m in log)
-    assert [c.id for c in fight.order] == ["b", "c", "a"]  # round 2 order
+    assert [c.id for c in loop.fight.order] == ["b", "c", "a"]  # round 2 order
 
 
 def test_delay_before_a_named_combatant():
-    fight, a = _three((DelayAction(target_id="c"),), [20, 10, 5])
-    fight.run()
-    assert a.init_key == 5.5 and [c.id for c in fight.order] == ["b", "a", "c"]
+    loop, a = _three((DelayAction(target_id="c"),), [20, 10, 5])
+    loop.run()
+    assert a.init_key == 5.5 and [c.id for c in loop.fight.order] == ["b", "a", "c"]
 
 
 def test_delay_must_open_the_turn():

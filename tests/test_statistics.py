@@ -54,7 +54,7 @@ def simulate(bonus: int, ac: int, crit_range: int = 20, seed: int = 99) -> tuple
     )
     b = battle(gmap, [a, t], SeededRng(seed), record=False)
     for _ in range(N):
-        resolve_swing(b, a, t, a.attacks[0])
+        resolve_swing(b.fight, a, t, a.attacks[0])
     return a.hits, a.crits
 
 

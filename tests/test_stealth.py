@@ -86,7 +86,7 @@ def test_hide_in_plain_sight_is_refused_without_a_die():
 
 def test_hide_is_a_move_action_in_the_budget():
     b, h, _o, _p = _scene([10, 1])
-    b.order = [h]
+    b.fight.order = [h]
     b._policies = {"A": Plan(MoveAction(destination=(1, 4)), HideAction(), HideAction())}  # type: ignore[attr-defined]
     b.take_turn(h)
     assert [(r.kind, r.ok, r.reason) for r in h.last_results] == [
@@ -163,7 +163,7 @@ def test_running_and_charging_break_stealth_before_moving():
     b = battle(ROW, [brawler, foe], [1])
     b.dispatch(brawler, ChargeAction(target_id="o"))
     assert messages(b)[0] == "n'est plus caché (charge)"
-    assert "attaquant caché" not in str(b.log)  # the charge attack no longer benefits
+    assert "attaquant caché" not in str(b.fight.log)  # the charge attack no longer benefits
 
 
 def test_an_observer_that_walks_into_direct_sight_drops_it():
@@ -204,7 +204,7 @@ def test_hiding_chance_matches_the_exact_probability():
     hidden = 0
     for seed in range(n):
         b, h, _o, _p = _scene(SeededRng(seed))
-        b.log = None
+        b.fight.log = None
         b.dispatch(h, HideAction())
         hidden += h.hidden_from == {"o"}
     p = float(exact)

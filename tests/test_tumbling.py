@@ -96,7 +96,7 @@ def test_tumbling_success_rate_matches_the_exact_probability():
     passed = 0
     for seed in range(n):
         b, t, _ = _scene(SeededRng(seed))
-        b.log = None
+        b.fight.log = None
         b.dispatch(t, MoveAction(destination=(0, 4), tumble=True))
         passed += t.pos == ROW.cell(0, 4)
     p = 11 / 20

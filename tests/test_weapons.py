@@ -67,7 +67,7 @@ def test_a_natural_1_with_a_firearm_misfires_and_breaks_it_without_another_die()
     assert me.weapon_broken == {"pistol"}
     assert me.attacks == ()
     assert foe.hp == 30
-    assert b.rng.remaining == 0
+    assert b.fight.rng.remaining == 0
 
 
 def test_a_natural_1_with_any_other_weapon_breaks_nothing():
@@ -83,7 +83,7 @@ def test_a_misfire_loses_the_remaining_shots_of_a_full_attack():
     res = b.dispatch(me, FullAttackAction(target_id="foe"))
     assert res.ok
     assert len([m for m in messages(b) if m.startswith("pistol vs")]) == 1
-    assert b.rng.remaining == 0
+    assert b.fight.rng.remaining == 0
 
 
 def test_a_broken_firearm_cannot_be_chosen_until_repaired():
@@ -98,7 +98,7 @@ def test_a_broken_firearm_cannot_be_chosen_until_repaired():
     me.weapon_broken = frozenset({"pistol"})
     res = b.dispatch(me, AttackAction(target_id="foe"))
     assert (res.ok, res.reason) == (False, "no_weapon")
-    assert b.rng.remaining == 0
+    assert b.fight.rng.remaining == 0
 
 
 def test_repair_weapon_clears_it_and_reports_misuse():
@@ -176,8 +176,8 @@ def test_misfire_rate_matches_one_in_twenty():
     broken = 0
     for _ in range(n):
         b, me, _foe = _gunner([pistol()], [])
-        b.rng = rng
-        b.log = None
+        b.fight.rng = rng
+        b.fight.log = None
         b.dispatch(me, AttackAction(target_id="foe"))
         broken += bool(me.weapon_broken)
     p = 1 / 20
@@ -258,7 +258,7 @@ def test_a_miss_scatters_short_toward_the_thrower_and_splashes_the_landing_area(
         "éclaboussure sur alch : 1 dégât (alch 9/10 pv)",
         "éclaboussure sur foe : 1 dégât (foe 19/20 pv)",
     ]
-    assert b.rng.remaining == 0
+    assert b.fight.rng.remaining == 0
 
 
 def test_the_scatter_distance_counts_the_increments_of_the_throw():
@@ -331,8 +331,8 @@ def test_bystander_splash_rate_matches_the_exact_probability():
     splashed = 0
     for _ in range(n):
         b, alch, _foe, o = _splash_fight([("by", "B", {}, (2, 4))], [])
-        b.rng = rng
-        b.log = None
+        b.fight.rng = rng
+        b.fight.log = None
         b.dispatch(alch, AttackAction(target_id="foe"))
         splashed += o["by"].hp < 10
     p = 0.5 * 3 / 8
