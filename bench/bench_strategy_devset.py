@@ -1,4 +1,6 @@
-"""The strategy compiler on its public dev set (``bench/strategy_devset.yaml``, issue 15).
+"""The strategy compiler on its public dev set (``bench/strategy_devset.yaml``, issue 15),
+or on another set of the same format (``--set bench/strategy_heldout.yaml``: the held-out
+texts, written after the compiler and never tuned on before their first measurement).
 
 Each text is compiled (by default with the embedded 1.5B, ``local``) against the
 encounter ``bench/devset/encounter.yaml`` for its side (``players`` unless the
@@ -23,13 +25,16 @@ on that side), then:
   square, when the square is known), ``cover`` (at the start of a turn, the
   share of the enemies with a ranged attack the actor's square has cover from),
   ``defense_before_contact`` (total defenses per fight before the side's first
-  contact).
+  contact), ``col`` (mean column of the actor's square at the start of a turn:
+  a zone kept).
 
 A text passes when all four hold. Prints one line per text and the totals.
 
-Usage: ``uv run python bench/bench_strategy_devset.py [--model MODEL] [--fights N]
-[--only I]`` (``--model replay:cassettes/strategy_devset_qwen15.json`` replays the
-recorded compilations; ``--record CASSETTE`` records them).
+Usage: ``uv run python bench/bench_strategy_devset.py [--set FILE] [--model MODEL]
+[--fights N] [--only I]`` (``--model replay:cassettes/strategy_devset_qwen15.json``
+replays the recorded compilations; ``--record CASSETTE`` records them; the held-out
+set: ``--set bench/strategy_heldout.yaml``, cassette
+``cassettes/strategy_heldout_qwen15.json``).
 """
 
 from __future__ import annotations
@@ -66,8 +71,8 @@ MATE = "norg"
 CASSETTE15 = ROOT / "cassettes" / "strategy_devset_qwen15.json"
 
 
-def load_devset() -> list[dict[str, Any]]:
-    return yaml.safe_load(DEVSET.read_text(encoding="utf-8"))
+def load_devset(path: Path = DEVSET) -> list[dict[str, Any]]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def encounter() -> Encounter:
@@ -114,6 +119,7 @@ class Watch:
         if enemies:
             c["turns"] += 1
             c["dist_sum"] += min(obs.distance_ft(e.id) for e in enemies)
+            c["col_sum"] += me.cell % obs.map.width
             shooters = [e.id for e in enemies if any(not a.is_melee for a in e.attacks)]
             if shooters:
                 c["cover_n"] += 1
@@ -188,6 +194,7 @@ def play(
         "flanking": c["flanking"] / max(1, c["flank_n"]),
         "cover": watch.covered / max(1, c["cover_n"]),
         "defense_before_contact": c["defense_before_contact"] / n,
+        "col": c["col_sum"] / max(1, c["turns"]),
     }
     for key, value in c.items():
         if key.startswith("first:"):
@@ -208,6 +215,11 @@ def right(spec: StrategySpec, expected: dict[str, Any]) -> tuple[int, list[str]]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--set",
+        default=str(DEVSET.relative_to(ROOT)),
+        help="the texts and their expectations (YAML, as strategy_devset.yaml)",
+    )
     parser.add_argument("--model", default="local")
     parser.add_argument("--fights", type=int, default=20)
     parser.add_argument("--threads", type=int)
@@ -217,13 +229,17 @@ def main() -> None:
     kw = {"threads": args.threads} if args.threads else {}
     model: Any = open_model(args.model, **kw)
     if args.record:
-        command = f"uv run python bench/bench_strategy_devset.py --record {args.record}"
+        chosen = "" if Path(args.set).resolve() == DEVSET else f" --set {args.set}"
+        command = f"uv run python bench/bench_strategy_devset.py{chosen} --record {args.record}"
         model = RecordingModel(model, Path(args.record), command)
     rosters = {side: roster_of(str(ENCOUNTER), side) for side in ("players", "monsters")}
     enc = encounter()
     bases = {side: play(None, args.fights, enc, side) for side in rosters}
-    items = load_devset()
-    print(f"modèle : {model.model_id} ; {len(items)} textes ; {args.fights} combats par stratégie")
+    items = load_devset(Path(args.set))
+    print(
+        f"jeu : {args.set} ; modèle : {model.model_id} ; {len(items)} textes ; "
+        f"{args.fights} combats par stratégie"
+    )
     print(
         "| # | texte | clés justes | clés non demandées | non compris signalés "
         "| comportement (stratégie contre heuristique) | juste |"

@@ -14,10 +14,19 @@ The text (French or English) goes through four steps:
    keeps a model that copies examples from setting fields the text never asked
    for. Numbers are read by code, never by the model: distances with their
    unit (« 1,5 m » = 5 ft, « 3 cases » = 15 ft, « 30 pieds »), hit point
-   thresholds (« 20 % », « la moitié », « a quarter »), phase conditions
-   (« jusqu'au contact », « quand la moitié du groupe est tombée », « from
-   round 3 »), zones (« lignes 0 à 4 »), and the names of the encounter (enemy
-   names and ids; our own units never become targets);
+   thresholds (« 20 % », « la moitié », « a quarter »: a retreat or a total
+   defense field, or with any other order an ``own_hp_pct_below`` phase
+   condition), phase conditions (« jusqu'au contact », « quand la moitié du
+   groupe est tombée », « from round 3 », « jusqu'au tour 2 »; « until » a share
+   down or a threshold, which the spec only has as « from … on », sets the
+   side's fields and a phase of that condition undoes them — ``stance: fight``
+   for a stance — and takes what follows « puis » / « then »), zones to stay in
+   (« lignes 0 à 4 », « colonnes 2-6 », « les 3 premières lignes », « the first
+   two columns »; only with an order to stay there), role tags given to named
+   combatants (« Norg est notre chef », « treat the kobold as their healer »:
+   ``combatant_roles``, the side checked against « notre » / « leur »), and the
+   names of the encounter (enemy names and ids; our own units never become
+   targets);
 3. :func:`ask`: for each aspect that needs a judgement (whether the text orders
    or forbids a charge, which target kinds come first, melee or ranged…), one
    narrow question to the model, with the fragments of that aspect only and a
@@ -40,6 +49,7 @@ harness's cache of compiled specs.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import unicodedata
@@ -83,7 +93,8 @@ TACTICAL_WORDS: tuple[str, ...] = (
     r"hold", r"advanc", r"health", r"hit points?", r"hp\b", r"wound", r"weak",
     r"strong", r"danger", r"nearest", r"closest", r"fight", r"battle", r"ambush", r"cover",
     r"heal", r"leader", r"go after", r"take (?:out|down)", r"first\b", r"chase",
-    r"d abord", r"en premier", r"priorit",
+    r"d abord", r"en premier", r"priorit", r"colonnes? \d", r"rows? \d", r"columns? \d",
+    r"first \w+ (?:rows|columns)\b",
 )  # fmt: skip
 _TACTICAL = re.compile(r"\b(?:" + "|".join(TACTICAL_WORDS) + ")")
 
@@ -189,6 +200,18 @@ FLAG_WORDS: dict[str, re.Pattern[str]] = {
 }  # fmt: skip
 DEFENSE_WORDS = _rx(r"defense totale", r"defendez\w*", r"defendre", r"defend\w*",
                     r"total defen[cs]e", r"protegez vous", r"turtle", r"bouclier")  # fmt: skip
+#: back to plain fighting (``stance: fight``): what a phase or a role says after a
+#: defense or a retreat (« puis combattez », « from round 3, fight »)
+FIGHT_WORDS = _rx(r"combat(?:tez|tre|tons|tent|te)", r"battez vous", r"(?:se |vous )?battre",
+                  r"battez", r"(?:passez|repassez|partez|repartez) a l attaque", r"a l attaque",
+                  r"repren\w* le combat", r"fight(?:s|ing)?", r"go on the (?:attack|offensive)",
+                  r"resume (?:fighting|the fight|attacking|the attack)",
+                  r"back to (?:fighting|the fight)", r"attack normally")  # fmt: skip
+#: a bare attack verb: back to fighting when the fragment says nothing else (« puis attaquez »)
+_BARE_ATTACK = re.compile(
+    r"^(?:attaqu\w*|frapp\w*|cogn\w*|tap\w*|attack\w*|strike\w*|hit)"
+    r"(?: (?:les|les ennemis|them|the enemy|normalement|again|de nouveau))?$"
+)
 RETREAT_WORDS = _rx(r"recul\w*", r"retir\w*", r"repli\w*", r"fu[iy]\w*", r"fuite", r"retraite",
                     r"sauve qui peut", r"decroch\w*", r"retreat\w*", r"withdraw\w*", r"flee",
                     r"run away", r"fall back", r"back off", r"disengage", r"escape")  # fmt: skip
@@ -230,14 +253,48 @@ _UNTIL_CONTACT = _rx(r"jusqu au contact", r"avant (?:le )?contact",
                      r"until they are in reach")  # fmt: skip
 _AFTER_CONTACT = _rx(r"apres (?:le )?contact", r"une fois au contact", r"des le contact",
                      r"after contact", r"once (?:in )?contact", r"once engaged")  # fmt: skip
-_ROUND_FROM = re.compile(r"\b(?:a partir du|des le|au|from|after|starting|at|in) "
+_ROUND_FROM = re.compile(r"\b(?<!jusqu )(?:a partir du|des le|au|from|after|starting|at|in) "
                          r"(?:round|tour) (\d+)\b")  # fmt: skip
 _ROUND_UNTIL = re.compile(r"\b(?:jusqu au|until|up to|through) (?:round|tour) (\d+)\b")
 _FIRST_ROUND = _rx(r"(?:au|pendant le) premier (?:round|tour)", r"(?:in|during) the first round",
                    r"on the first round")  # fmt: skip
 _ZONE = re.compile(
-    r"\b(?:(lignes?|rows?)|(colonnes?|columns?|cols?)) (\d+) (?:a|to|through|et|and) (\d+)\b"
+    r"\b(?:(lignes?|rows?)|(colonnes?|columns?|cols?)) (\d+) (?:a |to |through |et |and )?(\d+)\b"
 )
+#: « les 3 premières lignes », « the first 3 columns »: rows or columns 0 to N − 1
+_ZONE_FIRST = re.compile(
+    r"\b(?:(?:les |des |dans les )?" + _NUM + r" premieres? (?:(lignes)|(colonnes))"
+    r"|(?:the )?first " + _NUM + r" (?:(rows)|(columns|cols)))\b"
+)
+#: « la ligne 3 », « row 3 »: that row or column alone (after the ranges are read)
+_ZONE_ONE = re.compile(r"\b(?:(ligne|row)|(colonne|column|col)) (\d+)\b")
+#: the words of a threshold (« sous la moitié de vos PV »), consumed with it
+_BELOW = _rx(r"sous", r"en dessous (?:de|du|des)", r"au dessous (?:de|du|des)", r"moins de",
+             r"below", r"under", r"less than", r"beneath", r"at")  # fmt: skip
+#: an order to stay in a zone (« restez dans les lignes 0 à 4 »); « quittez », « sortez »,
+#: « leave » only when negated (``_LEAVE``)
+_STAY = _rx(r"rest\w*", r"demeur\w*", r"tene[zr]", r"tien\w*", r"confin\w*", r"cantonn\w*",
+            r"stay\w*", r"remain\w*", r"keep\w*", r"hold\w*", r"limit\w*",
+            r"ne (?:depassez|franchissez)", r"(?:never|don t|do not) (?:go|cross)")  # fmt: skip
+_LEAVE = re.compile(r"\b(?:ne|n|jamais|never|don t|do not) (?:\w+ )?(?:quitt\w*|sort\w*|leave)\b")
+#: « until … » before a condition that the spec only has as « from … on »
+_UNTIL = _rx(r"jusqu a ce qu\w*", r"until", r"till")
+#: an hit point threshold of the actor's own (« sous la moitié de vos PV ») rather than
+#: of an enemy (« ceux qui ont moins de la moitié de leurs PV »)
+_ENEMY_HP = _rx(r"qui", r"who", r"that", r"dont", r"whose", r"ayant", r"with", r"leurs?",
+                r"their", r"ennemi\w*", r"enem\w*", r"adversaires?", r"foes?", r"eux", r"them",
+                r"ceux", r"those")  # fmt: skip
+#: « Norg est notre chef », « treat the kobold as their healer »: the words between a
+#: name and the role tag given to it (``combatant_roles``), and before the name
+_TAG_VERB = re.compile(
+    r"^ (?:est|sont|sera|seront|fait office de|sert de|joue le role de|compte comme|comptent "
+    r"comme|is|are|will be|acts as|act as|serves as|serve as|counts as|count as|plays|is playing)"
+    r" (?:(notre|nos|our)|(leur|leurs|their)|(?:le|la|les|l|un|une|des|the|a|an))? ?"
+)
+_TAG_AS = re.compile(r"^ (?:comme|as|pour) (?:(notre|nos|our)|(leur|leurs|their)|"
+                     r"(?:le|la|les|l|un|une|des|the|a|an))? ?")  # fmt: skip
+_TAG_BEFORE = re.compile(r"\b(?:traitez|considerez|comptez|voyez|prenez|treat|consider|count|"
+                         r"regard|see|take) (?:(?:le|la|les|l|the) )?$")  # fmt: skip
 _SAME_TARGET = re.compile(
     r"\b(?:(?:la )?meme (?:cible|ennemi|adversaire) que|(?:la )?cible de|ce que (?:vise|attaque)"
     r"|the same (?:target|enemy) as|whatever|whoever|(?:the )?target of|aidez|help|suivez"
@@ -328,6 +385,15 @@ _PRONOUNS = frozenset((
 #: … or a noun phrase of two words at most after « et » / « and » (« and the enemy »)
 _ARTICLES = frozenset(("the", "le", "la", "les", "l", "un", "une", "a", "an", "leur", "leurs"))
 _SENTENCE = re.compile(r"(?<!\d)\.(?!\d)|[;!?\n]")
+#: a piece that is the other axis of a zone (« lignes 0 à 4, colonnes 2 à 6 »): not a clause
+_ZONE_PIECE = re.compile(r"^(?:(?:les|des|the|in|dans) )?(?:lignes?|colonnes?|rows?|columns?|cols?)"
+                         r" \d+(?: (?:a|to|through|et|and))? \d+$")  # fmt: skip
+#: a piece that is only one of these opens the next one (« Then, charge. »)
+_CONNECTORS = frozenset(("puis", "ensuite", "then", "apres ca", "apres cela", "after that",
+                         "afterwards", "alors", "et", "and", "mais", "but"))  # fmt: skip
+#: the connectors after which a fragment comes after the condition of the one before
+_THEN = frozenset(("puis", "ensuite", "then", "apres ca", "apres cela", "after that",
+                   "afterwards", "alors"))  # fmt: skip
 
 
 # -- the encounter ---------------------------------------------------------------------
@@ -415,6 +481,15 @@ class Fragment:
     notes: list[str] = field(default_factory=list)
     #: fields it produced (after the model's answers)
     produced: list[str] = field(default_factory=list)
+    #: the connector that opens it (plain: ``puis``, ``then``, ``et``…; ``""``: none)
+    lead: str = ""
+    #: « until … » a condition the spec only has as « from … on » (a share down, its
+    #: hit points): its fields are the side's, and the phase ``resets`` (``phase:N``)
+    #: of that condition puts them back to the heuristic's (``until`` holds the condition)
+    until: dict[str, Any] = field(default_factory=dict)
+    resets: str | None = None
+    #: role tags given to named combatants (``combatant_roles``), read by code
+    tags: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def plain(self) -> str:
@@ -426,7 +501,8 @@ def fragments(text: str) -> list[Fragment]:
     subordinate clause (« quand … », « if … ») joins the next fragment of its sentence."""
     out: list[Fragment] = []
     for s, sentence in enumerate(_SENTENCE.split(text)):
-        pieces: list[str] = []
+        pieces: list[tuple[str, str]] = []  # (text, the connector that opens it)
+        pending = ""  # a connector standing alone (« Then, charge »): it opens the next piece
         cuts = _CUT.split(sentence)
         for j in range(0, len(cuts), 2):
             piece = cuts[j].strip(" ,.-–—\"'«»")
@@ -434,24 +510,34 @@ def fragments(text: str) -> list[Fragment]:
                 continue
             cut = cuts[j - 1] if j else ""
             words = _plain(piece).split()
+            if _plain(piece) in _CONNECTORS:
+                pending = _plain(piece)
+                continue
             if (
                 pieces
                 and cut.strip()
+                and not pending
                 and (
                     _plain(piece) in _PRONOUNS
                     or (len(words) <= 2 and words[0] in _ARTICLES and _plain(cut) in ("et", "and"))
+                    or _ZONE_PIECE.match(_plain(piece)) is not None  # « …, colonnes 2 à 6 »
                 )
             ):
-                pieces[-1] = f"{pieces[-1]}{cut}{piece}"  # « … et eux »: not a clause
+                text_, lead = pieces[-1]
+                pieces[-1] = (f"{text_}{cut}{piece}", lead)  # « … et eux »: not a clause
             else:
-                pieces.append(piece)
+                lead = pending or _plain(cut)
+                if not lead and words[0] in _THEN:  # « Puis combattez. »
+                    lead = words[0]
+                pieces.append((piece, lead))
+            pending = ""
         i = 0
         while i < len(pieces):
-            piece = pieces[i]
+            piece, lead = pieces[i]
             while _SUBORDINATE.match(_plain(piece)) and i + 1 < len(pieces):
                 i += 1
-                piece = f"{piece}, {pieces[i]}"
-            out.append(Fragment(piece, s))
+                piece = f"{piece}, {pieces[i][0]}"
+            out.append(Fragment(piece, s, lead=lead))
             i += 1
     return out
 
@@ -482,6 +568,95 @@ def _feet(number: str, unit: str) -> int:
     return 5 * max(1, round(n / 5))
 
 
+def _combatant_tags(f: Fragment, p: str, roster: Roster | None) -> str:
+    """Read « NAME est notre chef », « treat NAME as their healer » into ``f.tags``
+    (``combatant_roles``: the name as the encounter spells it, an id when the text
+    gives its number); the words read are blanked from ``p``, which is returned."""
+    for unit, said, _pos in _find_units(p, roster):
+        for m in re.finditer(rf"\b{re.escape(said)}\b", p):
+            before, after = p[: m.start()], p[m.end() :]
+            verb = _TAG_VERB.match(after)
+            if verb is None and _TAG_BEFORE.search(before):
+                verb = _TAG_AS.match(after)
+            if verb is None:
+                continue
+            words = after[verb.end() :].split()
+            tag, n = next(((t, k) for k in (3, 2, 1) for t, rx in ROLE_WORDS.items()
+                           if len(words) >= k and rx.fullmatch(" ".join(words[:k]))),
+                          (None, 0))  # fmt: skip
+            if tag is None:
+                continue
+            ours, theirs = verb.group(1), verb.group(2)
+            if (ours and not unit.ours) or (theirs and unit.ours):
+                camp = "de notre camp" if unit.ours else "un ennemi"
+                f.notes.append(f"« {said} » est {camp} : « {(ours or theirs)} "
+                               f"{' '.join(words[:n])} » ne lui va pas")  # fmt: skip
+            elif _NEGATION.search(before[-12:] + after[: verb.end()]):
+                f.notes.append(f"ôter un rôle à « {said} » : la stratégie ne sait pas l'exprimer")
+            else:
+                assert roster is not None
+                ident = unit.name
+                if said != _plain(unit.name) and _skeleton(said.split()[-1]).isdigit():
+                    ident = unit.ident
+                twins = sum(1 for u in roster.units if u.name == unit.name)
+                if ident == unit.name and twins > 1 and not said.endswith(("s", "x")):
+                    f.notes.append(f"« {said} » : {twins} combattants de ce nom, précisez "
+                                   "lequel (« … 2 »)")  # fmt: skip
+                else:
+                    have = f.tags.setdefault(ident, [])
+                    if tag not in have:
+                        have.append(tag)
+            role = re.match(r"\s*" + r"\s+".join(map(re.escape, words[:n])), after[verb.end() :])
+            assert role is not None
+            end = m.end() + verb.end() + role.end()
+            p = p[: m.start()] + " " * (end - m.start()) + p[end:]
+            pre = _TAG_BEFORE.search(p[: m.start()])
+            if pre is not None:
+                p = _blank(p, pre)
+            break
+    return p
+
+
+def _zone(f: Fragment, p: str) -> str:
+    """Read the rows and columns of a zone to stay in (``hold_zone``) into ``f.fields``:
+    « lignes 0 à 4 », « colonnes 2-6 », « les 3 premières lignes » (rows 0 to 2),
+    « the first two columns », « la ligne 3 »; only with an order to stay there."""
+    zone: dict[str, list[int]] = {}
+    spans: list[tuple[int, int]] = []
+    for m in list(_ZONE_FIRST.finditer(p)):
+        number = m.group(1) or m.group(4)
+        n = int(number) if number.isdigit() else _NUMBER_WORDS.get(number, 0)
+        if n >= 1:
+            zone["rows" if m.group(2) or m.group(5) else "cols"] = [0, n - 1]
+            spans.append(m.span())
+            p = _blank(p, m)
+    for m in list(_ZONE.finditer(p)):
+        lo, hi = sorted((int(m.group(3)), int(m.group(4))))
+        zone["rows" if m.group(1) else "cols"] = [lo, hi]
+        spans.append(m.span())
+        p = _blank(p, m)
+    for m in list(_ZONE_ONE.finditer(p)):
+        axis = "rows" if m.group(1) else "cols"
+        if axis not in zone:
+            zone[axis] = [int(m.group(3))] * 2
+            spans.append(m.span())
+            p = _blank(p, m)
+    if not zone:
+        return p
+    start = min(a for a, _ in spans)
+    stay = sorted([*_STAY.finditer(p), *_LEAVE.finditer(p)], key=lambda m: m.start())
+    before = [m for m in stay if m.end() <= start]
+    if not stay:
+        f.notes.append("zone sans consigne d'y rester : la stratégie ne sait que rester dans "
+                       "une zone (« restez dans les lignes 0 à 4 »)")  # fmt: skip
+        return p
+    f.fields["hold_zone"] = {"rows": zone.get("rows", [0, 999]),
+                             "cols": zone.get("cols", [0, 999])}  # fmt: skip
+    if before and start - before[-1].end() <= 25:
+        p = _blank(p, before[-1])  # « tenez les colonnes 0 à 5 »: the zone, not a position
+    return p
+
+
 def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
     """The deterministic pass: the fragments of ``text`` with, for each, the aspects
     the model is to be asked about, the fields and conditions read by code, and
@@ -497,15 +672,40 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
             if m:
                 when["until_contact"] = value
                 p = _blank(p, m)
+        # « until … » a share down or a hit point threshold: the spec only has « from
+        # … on », so the fragment's fields are the side's until a phase resets them
+        until: dict[str, Any] = {}
         share = _share(p)
         if share is not None and (_OURS.search(p) or _THEIRS.search(p)):
             value, m = share
             key = "side_down_pct_at_least" if _OURS.search(p) else "enemies_down_pct_at_least"
-            when[key] = value
+            (until if _UNTIL.search(p[: m.start()]) else when)[key] = value
             p = _blank(p, m)
             for rx in (_OURS, _THEIRS, _DOWN):
                 while (m2 := rx.search(p)) is not None:
                     p = _blank(p, m2)
+        elif (
+            share is not None
+            and (hp := _HP.search(p)) is not None
+            and not DEFENSE_WORDS.search(p)
+            and not RETREAT_WORDS.search(p)
+        ):
+            # a threshold with another order than retreat or total defense: a condition
+            value, m = share
+            if _ENEMY_HP.search(p[: min(m.start(), hp.start())]):
+                f.notes.append("seuil de points de vie d'un ennemi : la stratégie ne sait pas "
+                               "l'exprimer (« le plus blessé » vise le plus entamé)")  # fmt: skip
+            else:
+                (until if _UNTIL.search(p[: m.start()]) else when)["own_hp_pct_below"] = value
+            for rx in (_BELOW, _HP):
+                while (m2 := rx.search(p)) is not None:
+                    p = _blank(p, m2)
+            p = _blank(p, m)
+        if until:
+            f.until = until
+            f.resets = f"phase:{phases.setdefault(tuple(sorted(until.items())), len(phases))}"
+            while (m2 := _UNTIL.search(p)) is not None:
+                p = _blank(p, m2)
         for rx, key in ((_ROUND_FROM, "round_at_least"), (_ROUND_UNTIL, "round_at_most")):
             m = rx.search(p)
             if m:
@@ -523,7 +723,9 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
         for m in list(UNSUPPORTED.finditer(p)):
             f.notes.append(f"« {m.group()} » : la stratégie ne sait pas l'exprimer")
             p = _blank(p, m)
-        # 2. our own role as the subject (« nos archers … »)
+        # 2. role tags given to named combatants (« Norg est notre chef »)
+        p = _combatant_tags(f, p, roster)
+        # our own role as the subject (« nos archers … »)
         for m in _OWN.finditer(p):
             tag = next((t for t, rx in ROLE_WORDS.items() if rx.fullmatch(m.group(1))), None)
             if tag is not None and not when:
@@ -575,15 +777,7 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
             for _unit, said, _pos in named:
                 p = re.sub(rf"\b{re.escape(said)}\b", " " * len(said), p)
         # 5. zones
-        zone: dict[str, list[int]] = {}
-        for m in list(_ZONE.finditer(p)):
-            axis = "rows" if m.group(1) else "cols"
-            lo, hi = sorted((int(m.group(3)), int(m.group(4))))
-            zone[axis] = [lo, hi]
-            p = _blank(p, m)
-        if zone:
-            f.fields["hold_zone"] = {"rows": zone.get("rows", [0, 999]),
-                                     "cols": zone.get("cols", [0, 999])}  # fmt: skip
+        p = _zone(f, p)
         # 6. hit point thresholds
         share = _share(p)
         if share is not None and _HP.search(p):
@@ -630,13 +824,24 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
         for flag, rx in FLAG_WORDS.items():
             if rx.search(p):
                 f.ask[flag] = ["yes", "no"]
-        stances = [v for v, rx in (("total_defense", DEFENSE_WORDS), ("withdraw", RETREAT_WORDS))
-                   if rx.search(p)]  # fmt: skip
+        stances = [v for v, rx in (("total_defense", DEFENSE_WORDS), ("withdraw", RETREAT_WORDS),
+                                   ("fight", FIGHT_WORDS)) if rx.search(p)]  # fmt: skip
+        if (
+            not stances
+            and not (f.ask or f.fields or f.tags or f.notes)
+            and _BARE_ATTACK.match(" ".join(p.split()))
+        ):
+            stances = ["fight"]  # « puis attaquez »: the verb alone, back to fighting
         if stances:
             f.ask["stance"] = stances
+    # « X until C, then Y »: Y is the phase that begins with C (the reset of X's fields)
+    for f, g in itertools.pairwise(frags):
+        if f.resets and g.lead in _THEN and not g.when and not g.until and g.scope == "side":
+            g.when, g.scope = dict(f.until), f.resets
+            f.produced.append("when")
     # a fragment that holds only a condition gives it to its neighbour in the sentence
     for i, f in enumerate(frags):
-        if f.when and not f.ask and not f.fields:
+        if f.when and not f.ask and not f.fields and not f.tags:
             mates = [g for g in (frags[i + 1 : i + 2] + frags[max(0, i - 1) : i])
                      if g.sentence == f.sentence and not g.when]  # fmt: skip
             if mates:
@@ -822,6 +1027,8 @@ def compile_text(text: str, model: ChatModel, roster: Roster | None = None) -> C
     for f in frags:
         for aspect in f.ask:
             asked.setdefault((f.scope, aspect), []).append(f)
+        if f.tags:
+            f.produced.append("combatant_roles")
         if f.fields:
             into = scopes.setdefault(f.scope, {})
             for k, v in f.fields.items():
@@ -850,7 +1057,8 @@ def compile_text(text: str, model: ChatModel, roster: Roster | None = None) -> C
         if fields:
             for f in group:
                 f.produced.extend(fields)
-    spec = _assemble(text, frags, scopes)
+    resets = _resets(frags, scopes)
+    spec = _assemble(text, frags, scopes, resets)
     missed: list[str] = []
     for f in frags:
         shown = clean_text(f.text)
@@ -859,6 +1067,8 @@ def compile_text(text: str, model: ChatModel, roster: Roster | None = None) -> C
         elif not f.produced:
             missed.append(f"« {shown} »")
     if spec.model_dump(exclude={"name"}) == StrategySpec().model_dump(exclude={"name"}):
+        if not missed:  # every answer was the heuristic's own (« fight »): name the text
+            missed = [f"« {clean_text(f.text)} »" for f in frags]
         detail = f" (non compris : {' ; '.join(missed)})" if missed else ""
         raise StrategyCompileError(
             "texte non compris : aucune consigne de stratégie reconnue (cibles, distance, "
@@ -867,17 +1077,59 @@ def compile_text(text: str, model: ChatModel, roster: Roster | None = None) -> C
     return Compilation(spec, tuple(missed))
 
 
-def _assemble(text: str, frags: list[Fragment], scopes: dict[str, dict[str, Any]]) -> StrategySpec:
+#: the fields an « until … » cannot hand back to the heuristic's (no phase unsets them)
+_NO_RESET = frozenset(("same_target_as", "hold_zone"))
+
+
+def _resets(frags: list[Fragment], scopes: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per phase scope, the side's fields that « until … » fragments set, back at the
+    heuristic's value (``stance: fight``…): what the phase of their condition undoes."""
+    out: dict[str, dict[str, Any]] = {}
+    side = scopes.get("side", {})
+    for f in frags:
+        if f.resets is None or f.scope != "side":
+            continue
+        for k in dict.fromkeys(f.produced):
+            if k not in side or k not in Behaviour.model_fields:
+                continue
+            if k in _NO_RESET:
+                f.notes.append(f"« jusqu'à ce que … » : la stratégie ne sait pas annuler « {k} » "
+                               "ensuite")  # fmt: skip
+                continue
+            info = Behaviour.model_fields[k]
+            default = info.get_default(call_default_factory=True)
+            out.setdefault(f.resets, {})[k] = default
+    return out
+
+
+def _assemble(
+    text: str,
+    frags: list[Fragment],
+    scopes: dict[str, dict[str, Any]],
+    resets: dict[str, dict[str, Any]] | None = None,
+) -> StrategySpec:
+    resets = resets or {}
     data: dict[str, Any] = {"name": _title(text), **scopes.get("side", {})}
     roles = {k[5:]: v for k, v in scopes.items() if k.startswith("role:") and v}
     if roles:
         data["roles"] = roles
+    tags: dict[str, list[str]] = {}
+    for f in frags:
+        for who, wanted in f.tags.items():
+            have = tags.setdefault(who, [])
+            have.extend(t for t in wanted if t not in have)
+    if tags:
+        data["combatant_roles"] = tags
     phases: list[dict[str, Any]] = []
     seen: set[str] = set()
     for f in frags:
-        if f.scope.startswith("phase:") and f.scope not in seen and scopes.get(f.scope):
-            seen.add(f.scope)
-            phases.append({"when": f.when, "then": scopes[f.scope]})
+        for scope, when in ((f.scope, f.when), (f.resets, f.until)):
+            if scope is None or not scope.startswith("phase:") or scope in seen:
+                continue
+            then = {**resets.get(scope, {}), **scopes.get(scope, {})}
+            if then:
+                seen.add(scope)
+                phases.append({"when": when, "then": then})
     if phases:
         data["phases"] = phases
     try:
@@ -914,6 +1166,11 @@ _ROLES = {
     "caster": "lanceurs de sorts", "healer": "soigneurs", "ranged": "tireurs",
     "brute": "cogneurs", "leader": "chef",
 }  # fmt: skip
+#: one combatant's role tag (``combatant_roles``)
+_ROLE = {
+    "caster": "lanceur de sorts", "healer": "soigneur", "ranged": "tireur", "brute": "cogneur",
+    "leader": "chef",
+}  # fmt: skip
 _STANCES = {"total_defense": "défense totale à chaque tour",
             "withdraw": "se retire à chaque tour où il le peut"}  # fmt: skip
 
@@ -925,6 +1182,8 @@ def _behaviour_fr(fields: dict[str, Any], base: Behaviour) -> list[str]:
     out: list[str] = []
     if fields.get("stance") in _STANCES:
         return [_STANCES[fields["stance"]]]  # nothing else is played
+    if fields.get("stance") == "fight" and base.stance != "fight":
+        out.append("reprend le combat (ni défense totale ni retraite)")
     if fields.get("focus"):
         out.append("vise d'abord : " + ", ".join(f"« {f} »" for f in fields["focus"]))
     if fields.get("target_roles"):
@@ -967,8 +1226,11 @@ def _behaviour_fr(fields: dict[str, Any], base: Behaviour) -> list[str]:
         out.append("préfère les cases à l'abri des tireurs ennemis")
     zone = fields.get("hold_zone")
     if zone:
-        out.append(f"reste dans la zone lignes {zone['rows'][0]} à {zone['rows'][1]}, colonnes "
-                   f"{zone['cols'][0]} à {zone['cols'][1]}")  # fmt: skip
+        axes = [f"{word} {zone[k][0]} à {zone[k][1]}" if zone[k][1] < 999 else
+                f"{word} {zone[k][0]} et suivantes"
+                for k, word in (("rows", "lignes"), ("cols", "colonnes"))
+                if zone[k] != [0, 999]]  # fmt: skip
+        out.append("reste dans la zone " + ", ".join(axes or ["de toute la carte"]))
     for key, what in (("retreat_below_hp_pct", "se retire"),
                       ("total_defense_below_hp_pct", "défense totale")):  # fmt: skip
         if fields.get(key):
@@ -1010,8 +1272,15 @@ def describe_strategy(spec: StrategySpec) -> str:
         fields = {k: v for k, v in role.model_dump().items() if v is not None}
         who = f"nos {_ROLES[ident]}" if ident in _ROLES else ident
         lines.append(f"- {who} : " + " ; ".join(_behaviour_fr(fields, spec.tactics_for(""))))
+    every = [spec, *spec.roles.values(), *(p.then for p in spec.phases)]
+    used = {t for b in every for t in (b.target_roles or ())} | set(spec.roles)
     for ident, tags in spec.combatant_roles.items():
-        lines.append(f"- « {ident} » compte comme : " + ", ".join(_ROLES[t] for t in tags))
+        idle = (
+            ""
+            if used & set(tags)
+            else " (sans effet : aucune consigne ne vise ce rôle ni ne le règle)"
+        )
+        lines.append(f"- « {ident} » compte comme : " + ", ".join(_ROLE[t] for t in tags) + idle)
     for phase in spec.phases:
         fields = {k: v for k, v in phase.then.model_dump().items() if v is not None}
         what = " ; ".join(_behaviour_fr(fields, spec.tactics_for(""))) or "comme le reste"

@@ -501,3 +501,66 @@ def test_the_new_fields_round_trip_and_replay_bit_identically():
             policies = {"players": policy, "monsters": HeuristicPolicy()}
             logs.append(play_fight(enc, seed, policies, record=True).log)
         assert logs[0] == logs[1]
+
+
+# -- compiled texts: each new field the compiler produces changes play -----------------
+
+
+def _compiled(text, enc, **answers):
+    """``text`` compiled (scripted answers) for the west side of ``enc``, as YAML."""
+    from test_strategy_compile import ByAspect
+
+    from policies.strategy import dump_strategy
+    from policies.strategy_compile import Roster, Unit, compile_strategy
+
+    roster = Roster(tuple(Unit(p.id, p.profile.spec.name, p.side == "west")
+                          for p in enc.placements))  # fmt: skip
+    return dump_strategy(compile_strategy(text, ByAspect(**answers), roster))
+
+
+def test_compiled_combatant_roles_change_the_first_target():
+    enc = _line_of_roles()
+    tagged = _compiled("The wizard is their leader; kill their leader first.", enc,
+                       targets=["role:leader"])  # fmt: skip
+    assert "combatant_roles:\n  Wizard:\n  - leader\n" in tagged
+    plain = _compiled("Kill their leader first.", enc, targets=["role:leader"])
+    assert "combatant_roles" not in plain
+    assert first_action(enc, tagged, "archer", cap=1).target_id == "wizard"
+    assert first_action(enc, plain, "archer", cap=1).target_id == "shaman"  # the derived one
+
+
+def test_compiled_own_hit_point_condition_changes_play_below_it_only():
+    enc = _duel("....AB....")
+    text = _compiled("Below 70 % of your hit points, keep 10 feet away.", enc)
+    assert "own_hp_pct_below: 70" in text and "keep_distance_ft: 10" in text
+    seen = 0
+    for seed in range(6):
+        west = Recorder(strategy(text))
+        play_fight(enc, seed, {"west": west, "east": HeuristicPolicy()}, round_cap=8)
+        for (_w, _r, pct, plan), legal in zip(west.turns, west.withdraw_legal, strict=True):
+            if legal:
+                assert (plan.actions[0].kind == "withdraw") == (pct < 70)
+                seen += pct < 70
+        assert all(p.actions[0].kind != "withdraw" for *_x, p in _plans(enc, "{}\n", seed=seed,
+                                                                          cap=8))  # fmt: skip
+    assert seen > 0
+
+
+def test_compiled_stance_fight_ends_the_side_stance():
+    enc = _duel("....AB....")
+    fight = _compiled("Défendez-vous totalement ; à partir du round 2, battez-vous.", enc,
+                      stance=lambda allowed: allowed[1])  # fmt: skip
+    assert "stance: fight" in fight
+    kinds = [(r, p.actions[0].kind) for _w, r, _q, p in _plans(enc, fight, cap=3)]
+    assert kinds == [(1, "total_defense"), (2, "full_attack"), (3, "full_attack")]
+    alone = _compiled("Défendez-vous totalement.", enc, stance="total_defense")
+    assert {p.actions[0].kind for *_x, p in _plans(enc, alone, cap=3)} == {"total_defense"}
+
+
+def test_compiled_zone_keeps_the_moves_inside_it():
+    enc = _duel("A............B")
+    text = _compiled("Ne sortez jamais des colonnes 0 à 4.", enc)
+    assert "hold_zone:" in text
+    for seed in range(3):
+        assert all(col <= 4 for _row, col in _positions(enc, text, seed))
+    assert max(col for _r, col in _positions(enc, "{}\n", 1)) > 4

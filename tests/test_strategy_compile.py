@@ -202,6 +202,138 @@ def test_our_own_role_is_a_scope_not_a_target():
     ]
 
 
+def _tags(text, roster=ROSTER):
+    return {k: v for f in spot(text, roster) for k, v in f.tags.items()}
+
+
+def test_combatant_roles_are_read_by_code_and_resolved_against_the_encounter():
+    roster = Roster((*ROSTER.units, Unit("kobold", "Kobold", False)))
+    (f,) = spot("Norg est notre chef.", roster)
+    assert f.tags == {"Norg": ["leader"]} and not f.ask and not f.fields and not f.notes
+    (f,) = spot("Treat the kobold as their healer.", roster)
+    assert f.tags == {"Kobold": ["healer"]} and not f.ask and not f.fields  # no target, no focus
+    assert _tags("The gnoll acts as their spellcaster.") == {"Gnoll": ["caster"]}
+    assert _tags("Considérez le hobgobelin comme leur chef.") == {"Hobgoblin": ["leader"]}
+    assert _tags("Le gobelin 2 est notre chef.") == {"goblin-2": ["leader"]}  # an id
+    # the other side's possessive, three of a name, a name not in the encounter, no encounter
+    (f,) = spot("Le gnoll est notre soigneur.", ROSTER)
+    assert not f.tags and f.notes == ["« gnoll » est un ennemi : « notre soigneur » ne lui va pas"]
+    (f,) = spot("Le gobelin est notre chef.", ROSTER)
+    assert not f.tags and "3 combattants de ce nom" in f.notes[0]
+    assert _tags("Grumph est notre chef.") == {} and _tags("Norg est notre chef.", None) == {}
+    # the tag goes to the spec's top level, wherever its fragment is; the rest is compiled
+    model = ByAspect(targets=["role:healer"])
+    compiled = compile_text("Le kobold est leur soigneur, abattez leur soigneur d'abord.",
+                            model, roster)  # fmt: skip
+    changed = json.loads(compiled.spec.model_dump_json(exclude_defaults=True, exclude={"name"}))
+    assert changed == {"target_roles": ["healer"], "combatant_roles": {"Kobold": ["healer"]}}
+    assert compiled.not_understood == ()
+    alone = describe_strategy(compile_strategy("Norg est notre chef.", ByAspect(), roster))
+    assert "« Norg » compte comme : chef (sans effet" in alone
+
+
+@pytest.mark.parametrize(
+    ("text", "when", "asked", "fields"),
+    [
+        ("Sous la moitié de vos PV, tenez la position.", {"own_hp_pct_below": 50},
+         ["positioning"], {}),
+        ("Below a third of your health, keep 20 feet away.", {"own_hp_pct_below": 33}, [],
+         {"keep_distance_ft": 20}),
+        ("Quand vous passez sous 40 % de vos points de vie, ne chargez plus.",
+         {"own_hp_pct_below": 40}, ["charge"], {}),
+    ],
+)  # fmt: skip
+def test_an_own_hit_point_threshold_with_another_order_is_a_phase_condition(
+    text, when, asked, fields
+):
+    (f,) = spot(text)
+    assert (f.when, f.scope, list(f.ask), f.fields, f.notes) == (when, "phase:0", asked, fields, [])
+
+
+def test_a_retreat_threshold_stays_a_field_and_an_enemy_threshold_is_reported():
+    (f,) = spot("Sous la moitié de ses points de vie, chacun recule.")
+    assert f.fields == {"retreat_below_hp_pct": 50} and not f.when
+    (f,) = spot("Below 25 % hp, fall back.")
+    assert f.fields == {"retreat_below_hp_pct": 25} and not f.when
+    (f,) = spot("Visez ceux qui ont moins de la moitié de leurs PV.")
+    assert not f.when and not f.fields and "seuil de points de vie d'un ennemi" in f.notes[0]
+
+
+def _changed(text, model, roster=None):
+    spec = compile_strategy(text, model, roster)
+    return json.loads(spec.model_dump_json(exclude_defaults=True, exclude={"name"}))
+
+
+def test_stance_fight_goes_back_to_fighting_after_a_defense_or_a_retreat():
+    (f,) = spot("Puis combattez.")
+    assert f.ask == {"stance": ["fight"]} and f.lead == "puis"
+    # « until » a share down: the side defends, the phase of that share fights
+    model = ByAspect(stance=lambda allowed: allowed[1])
+    text = "Défense totale jusqu'à ce que la moitié des ennemis soit tombée, puis attaquez."
+    assert _changed(text, model) == {
+        "stance": "total_defense",
+        "phases": [{"when": {"enemies_down_pct_at_least": 50}, "then": {"stance": "fight"}}],
+    }
+    text = "Repliez-vous à chaque tour ; à partir du round 3, battez-vous."
+    assert _changed(text, model) == {
+        "stance": "withdraw",
+        "phases": [{"when": {"round_at_least": 3}, "then": {"stance": "fight"}}],
+    }
+    # after « until contact » fighting is what the side does anyway: understood, nothing added
+    compiled = compile_text("Défense totale jusqu'au contact, puis combattez.", model)
+    assert [p.model_dump(exclude_none=True) for p in compiled.spec.phases] == [
+        {"when": {"until_contact": True}, "then": {"stance": "total_defense"}}
+    ]
+    assert compiled.spec.stance == "fight" and compiled.not_understood == ()
+    # the word alone asks nothing else, and « fight » is offered only where its words appear
+    (f,) = spot("Défense totale jusqu'au contact.")
+    assert f.ask == {"stance": ["total_defense"]}
+
+
+def test_until_a_share_down_sets_the_side_then_a_phase_undoes_it():
+    model = ByAspect(positioning="hold", stance="withdraw")
+    text = "Tenez la position jusqu'à ce que la moitié d'entre eux soit tombée."
+    assert _changed(text, model) == {
+        "positioning": "hold",
+        "phases": [{"when": {"enemies_down_pct_at_least": 50},
+                    "then": {"positioning": "advance"}}],
+    }  # fmt: skip
+    text = "Fight until half of us are down, then flee."
+    assert _changed(text, ByAspect(stance=lambda allowed: allowed[1])) == {
+        "phases": [{"when": {"side_down_pct_at_least": 50}, "then": {"stance": "withdraw"}}]
+    }
+    # « jusqu'au tour 2 » is until round 2, not from it
+    (f,) = spot("Tirez à l'arc jusqu'au tour 2.")
+    assert f.when == {"round_at_most": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("Restez dans les lignes 0 à 4.", {"rows": [0, 4], "cols": [0, 999]}),
+        ("Restez dans les lignes 0 à 4, colonnes 2 à 6.", {"rows": [0, 4], "cols": [2, 6]}),
+        ("Stay within rows 2 to 5 and columns 0 to 6.", {"rows": [2, 5], "cols": [0, 6]}),
+        ("Ne quittez pas les colonnes 0-4.", {"rows": [0, 999], "cols": [0, 4]}),
+        ("Restez dans les 3 premières lignes.", {"rows": [0, 2], "cols": [0, 999]}),
+        ("Stay in the first two columns.", {"rows": [0, 999], "cols": [0, 1]}),
+        ("Ne sortez pas de la ligne 0.", {"rows": [0, 0], "cols": [0, 999]}),
+        ("Tenez les colonnes 0 à 5.", {"rows": [0, 999], "cols": [0, 5]}),
+    ],
+)
+def test_zones_are_read_by_code(text, zone):
+    (f,) = spot(text)
+    assert f.fields == {"hold_zone": zone} and not f.ask and not f.notes  # « tenez »: the zone
+
+
+@pytest.mark.parametrize(
+    "text", ["Visez ceux de la ligne 3.", "Sortez des colonnes 0 à 4.",
+             "Restez sur la ligne de départ."]
+)  # fmt: skip
+def test_a_zone_without_an_order_to_stay_in_it_sets_nothing(text):
+    with pytest.raises(StrategyCompileError, match=r"texte non compris.*non compris : «"):
+        compile_text(text, ByAspect())
+
+
 # -- questions and assembly ----------------------------------------------------------------------
 
 
@@ -228,6 +360,41 @@ def test_a_model_that_answers_everything_sets_only_the_fields_the_text_asks():
     changed = json.loads(compiled.spec.model_dump_json(exclude_defaults=True, exclude={"name"}))
     assert changed == {"charge": False, "targets": ["nearest"]}
     assert sorted(_aspect(r) for r in model.requests) == ["charge", "targets"]
+
+
+def _new_fields(spec):
+    """The fields of issue 15's compiler gaps a spec sets: combatant roles, zones, an
+    own hit point condition, ``stance: fight`` anywhere."""
+    out = set()
+    if spec.combatant_roles:
+        out.add("combatant_roles")
+    behaviours = [spec, *spec.roles.values(), *(p.then for p in spec.phases)]
+    if any(b.hold_zone is not None for b in behaviours):
+        out.add("hold_zone")
+    if any(b.stance == "fight" for b in behaviours[1:]):
+        out.add("stance: fight")
+    if any(p.when.own_hp_pct_below is not None for p in spec.phases):
+        out.add("own_hp_pct_below")
+    return out
+
+
+def test_a_greedy_model_never_sets_the_new_fields_on_texts_that_do_not_ask_them():
+    """Every dev set text (none asks for them), with a model that picks the first value
+    it may: no combatant roles, zone, own hit point condition nor ``stance: fight``."""
+    import yaml
+
+    from harness.strategy_compile import roster_of
+
+    devset = yaml.safe_load((ROOT / "bench/strategy_devset.yaml").read_text(encoding="utf-8"))
+    greedy = dict.fromkeys(ASPECTS, lambda allowed: allowed[1] if len(allowed) > 2 else allowed[:1])
+    enc = str(ROOT / "bench/devset/encounter.yaml")
+    for item in devset:
+        try:
+            spec = compile_strategy(item["text"], ByAspect(**greedy),
+                                    roster_of(enc, item.get("side", "players")))  # fmt: skip
+        except StrategyCompileError:
+            continue
+        assert _new_fields(spec) == set(), item["text"]
 
 
 def test_compilation_reports_what_it_did_not_understand():

@@ -74,8 +74,7 @@ def test_prompt_examples_share_no_text_with_the_devset():
         assert _plain(example) not in {_plain(i["text"]) for i in DEVSET}
 
 
-@pytest.mark.parametrize("item", DEVSET, ids=lambda i: i["text"][:40])
-def test_the_pre_pass_alone_can_reach_every_expected_field_and_no_other(item):
+def check_pre_pass(item):
     """Without any model: the fields read by code are the expected ones, and every
     expected field the model decides belongs to an aspect the pre-pass asks about."""
     frags = spot(item["text"], _roster(item.get("side", "players")))
@@ -89,6 +88,8 @@ def test_the_pre_pass_alone_can_reach_every_expected_field_and_no_other(item):
     for f in frags:
         for k, v in f.fields.items():
             by_code[k] = [*by_code.get(k, []), *v] if k == "focus" else v
+        for who, tags in f.tags.items():
+            by_code.setdefault("combatant_roles", {}).setdefault(who, []).extend(tags)
     reachable = set(by_code)
     for f in frags:
         for aspect in f.ask:
@@ -97,7 +98,12 @@ def test_the_pre_pass_alone_can_reach_every_expected_field_and_no_other(item):
     for key, value in by_code.items():
         assert flat.get(key) == value
     for phase in expected.get("phases", []):
-        assert any(f.when == phase["when"] for f in frags)
+        assert any(phase["when"] in (f.when, f.until) for f in frags)
+
+
+@pytest.mark.parametrize("item", DEVSET, ids=lambda i: i["text"][:40])
+def test_the_pre_pass_alone_can_reach_every_expected_field_and_no_other(item):
+    check_pre_pass(item)
 
 
 def _changed(spec):
@@ -117,12 +123,15 @@ RECORDED_MISSES: dict[str, object] = {
 }
 
 
-@pytest.mark.parametrize("item", DEVSET, ids=lambda i: i["text"][:40])
-def test_recorded_compilations_of_the_devset(item):
+def check_recorded(item, cassette, misses):
+    """The recorded compilation of ``item`` (replayed from ``cassette``): every expected
+    field and no other, every expected « non compris » reported and nothing else
+    reported; for a text of ``misses`` (text → the fields it got instead, or
+    ``"refused"``), those fields, and a report of what it missed."""
     from harness.models import ReplayModel
 
     text = item["text"]
-    model = ReplayModel(CASSETTE)
+    model = ReplayModel(cassette)
     try:
         compiled = compile_text(text, model, _roster(item.get("side", "players")))
     except StrategyCompileError as err:
@@ -133,13 +142,18 @@ def test_recorded_compilations_of_the_devset(item):
         changed = _changed(compiled.spec)
     for wanted in item.get("not_understood", []):
         assert _fold(wanted) in _fold(reports)
-    if not item.get("not_understood") and changed is not None and text not in RECORDED_MISSES:
+    if not item.get("not_understood") and changed is not None and text not in misses:
         assert reports == ""  # nothing reported that the text did not leave out
-    if text in RECORDED_MISSES:
-        assert (changed if changed is not None else "refused") == RECORDED_MISSES[text]
+    if text in misses:
+        assert (changed if changed is not None else "refused") == misses[text]
         assert reports  # what it missed is reported, never replaced
         return
     if item.get("refused"):
         assert changed is None
     else:
         assert changed == item["fields"]  # every expected field, and no other
+
+
+@pytest.mark.parametrize("item", DEVSET, ids=lambda i: i["text"][:40])
+def test_recorded_compilations_of_the_devset(item):
+    check_recorded(item, CASSETTE, RECORDED_MISSES)
