@@ -118,7 +118,7 @@ class Analysis:
     facts: tuple[Fact, ...]
     #: ``equilibre``, ``desequilibre`` or ``indecis``
     verdict: str
-    #: the side favoured by the verdict (None when balanced)
+    #: the side favoured by the verdict (None when balanced or undecided)
     favoured: str | None
     #: every side and combatant name the report knows (for the checker)
     sides: tuple[str, ...]
