@@ -263,6 +263,20 @@ def test_the_position_bias_check_tells_a_reader_from_a_first_option_picker():
     assert first.rate is not None and first.rate < 0.5
 
 
+def test_the_position_bias_check_leaves_out_menus_of_a_single_option():
+    """A menu of one option reads the same in every order: never asked, never an agreement."""
+    situations = _situations()
+    kinds = {o.id.split(":")[0] for obs in situations for o in obs.legal_options}
+    model = Picker(reads=False)
+    calls = []
+    ask = model.complete
+    model.complete = lambda request: calls.append(request) or ask(request)  # type: ignore[method-assign]
+    only_defense = frozenset(kinds - {"total_defense"})  # « défense totale » is always offered
+    check = position_bias(model, situations, seed=1, hidden_kinds=only_defense)
+    assert check.compared == 0 and check.rate is None and calls == []
+    assert len(check.choices) == len(situations)
+
+
 def test_reorder_is_seeded_and_keeps_the_options():
     obs = _situations()[-1]
     options = shown_options(obs, frozenset())
