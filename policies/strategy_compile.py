@@ -92,7 +92,7 @@ TACTICAL_WORDS: tuple[str, ...] = (
     r"feet\b", r"foot\b", r"ft\b", r"squares?\b", r"threat", r"flank", r"gang", r"surround",
     r"hold", r"advanc", r"health", r"hit points?", r"hp\b", r"wound", r"weak",
     r"strong", r"danger", r"nearest", r"closest", r"fight", r"battle", r"ambush", r"cover",
-    r"heal", r"leader", r"go after", r"take (?:out|down)", r"first\b", r"chase",
+    r"heal", r"leader", r"go after", r"go for\b", r"take (?:out|down)", r"first\b", r"chase",
     r"d abord", r"en premier", r"priorit", r"colonnes? \d", r"rows? \d", r"columns? \d",
     r"first \w+ (?:rows|columns)\b",
 )  # fmt: skip
@@ -137,7 +137,7 @@ TARGET_WORDS: dict[str, re.Pattern[str]] = {
                    "weakest", r"fewest hit points", "frailest", "feeblest"),
     "most_wounded": _rx(r"(?:le |la |les )?plus bless\w*", r"bless\w*", r"achev\w*", "wounded",
                         "injured", r"finish (?:off|them)"),
-    "strongest": _rx(r"(?:le |la |les )?plus (?:costauds?|robustes?|resistants?|solides?)",
+    "strongest": _rx(r"(?:le |la |les )?plus (?:costauds?|robustes?|resistants?|solides?|forts?)",
                      r"plus de (?:pv|points de vie)", "strongest", "toughest",
                      r"most hit points", "beefiest", "sturdiest"),
     "most_dangerous": _rx(r"(?:le |la |les )?plus (?:dangereu\w*|redoutables?|mortels?)",
@@ -174,9 +174,11 @@ ENGAGEMENT_WORDS: dict[str, re.Pattern[str]] = {
                r"whatever weapon"),
 }  # fmt: skip
 POSITION_WORDS: dict[str, re.Pattern[str]] = {
-    "hold": _rx(r"tenez", r"tenir", r"restez (?:sur place|en place|ou vous etes|immobiles?)",
+    "hold": _rx(r"tenez", r"tenir", r"tien(?:t|nent)",
+                r"restez (?:sur place|en place|ou vous etes|immobiles?)",
                 r"ne bougez pas", r"immobiles?", r"laissez les venir", r"attendez les",
-                r"hold", r"stay (?:put|in place|where you are)",
+                r"holds?", r"holding", r"stay (?:put|in place|where you are)",
+                r"(?:stands?|holds?|keeps?) (?:his|her|their|your|its|our) ground",
                 r"stand (?:your ground|fast|still)", r"let them come", r"wait for them",
                 r"don t move"),
     "advance": _rx(r"avancez", r"avancer", r"foncez", r"allez au devant", r"marchez sur",
@@ -203,7 +205,8 @@ DEFENSE_WORDS = _rx(r"defense totale", r"defendez\w*", r"defendre", r"defend\w*"
 #: back to plain fighting (``stance: fight``): what a phase or a role says after a
 #: defense or a retreat (« puis combattez », « from round 3, fight »)
 FIGHT_WORDS = _rx(r"combat(?:tez|tre|tons|tent|te)", r"battez vous", r"(?:se |vous )?battre",
-                  r"battez", r"(?:passez|repassez|partez|repartez) a l attaque", r"a l attaque",
+                  r"battez", r"(?:on|il|ils) se bat\w*", r"nous nous battons",
+                  r"(?:passez|repassez|partez|repartez) a l attaque", r"a l attaque",
                   r"repren\w* le combat", r"fight(?:s|ing)?", r"go on the (?:attack|offensive)",
                   r"resume (?:fighting|the fight|attacking|the attack)",
                   r"back to (?:fighting|the fight)", r"attack normally")  # fmt: skip
@@ -214,7 +217,8 @@ _BARE_ATTACK = re.compile(
 )
 RETREAT_WORDS = _rx(r"recul\w*", r"retir\w*", r"repli\w*", r"fu[iy]\w*", r"fuite", r"retraite",
                     r"sauve qui peut", r"decroch\w*", r"retreat\w*", r"withdraw\w*", r"flee",
-                    r"run away", r"fall back", r"back off", r"disengage", r"escape")  # fmt: skip
+                    r"run away", r"run(?! (?:at|to|toward|towards|up|in|into|past))",
+                    r"fall back", r"back off", r"disengage", r"escape")  # fmt: skip
 
 _NUMBER_WORDS = {
     "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
@@ -248,14 +252,24 @@ _DOWN = _rx(r"tomb\w*", r"a terre", r"hors de combat", r"morts?", r"mortes?", r"
 _UNTIL_CONTACT = _rx(r"jusqu au contact", r"avant (?:le )?contact",
                      r"tant qu (?:ils|on) (?:ne )?(?:sont|est|n est) pas au contact",
                      r"jusqu a ce qu ils (?:arrivent|soient au contact|nous atteignent)",
+                     r"jusqu a ce que (?:l ennemi|les ennemis|l adversaire|les adversaires) "
+                     r"(?:arrive\w*|soi\w* au contact|nous atteign\w*)",
+                     r"jusqu a leur arrivee",
                      r"until (?:contact|they (?:reach|close|engage) us|they arrive)",
                      r"before contact", r"until engaged", r"until the enemy (?:arrives|closes)",
                      r"until they are in reach")  # fmt: skip
 _AFTER_CONTACT = _rx(r"apres (?:le )?contact", r"une fois au contact", r"des le contact",
                      r"after contact", r"once (?:in )?contact", r"once engaged")  # fmt: skip
+#: ordinal rounds (« au troisième tour », « the 3rd round »; the first round is _FIRST_ROUND)
+_ORDINALS = {
+    "deuxieme": 2, "second": 2, "troisieme": 3, "third": 3, "quatrieme": 4, "fourth": 4,
+    "cinquieme": 5, "fifth": 5, "sixieme": 6, "sixth": 6,
+}  # fmt: skip
+_ROUND_NUM = (r"(?:the |le )?(?:(?:round|tour) (\d+)|(\d+)(?:e|eme|st|nd|rd|th) (?:round|tour)"
+              r"|(" + "|".join(_ORDINALS) + r") (?:round|tour))\b")  # fmt: skip
 _ROUND_FROM = re.compile(r"\b(?<!jusqu )(?:a partir du|des le|au|from|after|starting|at|in) "
-                         r"(?:round|tour) (\d+)\b")  # fmt: skip
-_ROUND_UNTIL = re.compile(r"\b(?:jusqu au|until|up to|through) (?:round|tour) (\d+)\b")
+                         + _ROUND_NUM)  # fmt: skip
+_ROUND_UNTIL = re.compile(r"\b(?:jusqu au|until|up to|through) " + _ROUND_NUM)
 _FIRST_ROUND = _rx(r"(?:au|pendant le) premier (?:round|tour)", r"(?:in|during) the first round",
                    r"on the first round")  # fmt: skip
 _ZONE = re.compile(
@@ -274,8 +288,10 @@ _BELOW = _rx(r"sous", r"en dessous (?:de|du|des)", r"au dessous (?:de|du|des)", 
 #: an order to stay in a zone (« restez dans les lignes 0 à 4 »); « quittez », « sortez »,
 #: « leave » only when negated (``_LEAVE``)
 _STAY = _rx(r"rest\w*", r"demeur\w*", r"tene[zr]", r"tien\w*", r"confin\w*", r"cantonn\w*",
-            r"stay\w*", r"remain\w*", r"keep\w*", r"hold\w*", r"limit\w*",
-            r"ne (?:depassez|franchissez)", r"(?:never|don t|do not) (?:go|cross)")  # fmt: skip
+            r"stay\w*", r"remain\w*", r"keep\w*", r"hold\w*", r"limit\w*")  # fmt: skip
+#: a line not to cross (« ne dépassez pas la colonne 8 »): which side is ours is not said
+_BEYOND = _rx(r"depass\w*", r"franchi\w*", r"travers\w*", r"au dela", r"beyond", r"past",
+              r"cross\w*", r"over")  # fmt: skip
 _LEAVE = re.compile(r"\b(?:ne|n|jamais|never|don t|do not) (?:\w+ )?(?:quitt\w*|sort\w*|leave)\b")
 #: « until … » before a condition that the spec only has as « from … on »
 _UNTIL = _rx(r"jusqu a ce qu\w*", r"until", r"till")
@@ -298,7 +314,8 @@ _TAG_BEFORE = re.compile(r"\b(?:traitez|considerez|comptez|voyez|prenez|treat|co
 _SAME_TARGET = re.compile(
     r"\b(?:(?:la )?meme (?:cible|ennemi|adversaire) que|(?:la )?cible de|ce que (?:vise|attaque)"
     r"|the same (?:target|enemy) as|whatever|whoever|(?:the )?target of|aidez|help|suivez"
-    r"|follow|comme|like|backs? up|soutenez|support) (?:(?:le|la|les|l|the) )?(\w+(?: \d+)?)"
+    r"|follow|comme|like|backs? up|soutenez|support) (?:(?:le|la|les|l|the) )?"
+    r"(?!(?:is|are|was|est|sont|qui|who)\b)(\w+(?: \d+)?)"
     r"(?: (?:attaque|vise|attacks|targets|hits|target))?"
 )
 #: the forms of ``_SAME_TARGET`` that always name an ally (« comme », « help »… need not)
@@ -319,6 +336,7 @@ UNSUPPORTED = _rx(
     r"boules? de feu",
     r"fireballs?",
     r"spells?",
+    r"cast\w*",
     r"magi\w*",
     r"incant\w*",
     r"potions?",
@@ -490,6 +508,15 @@ class Fragment:
     resets: str | None = None
     #: role tags given to named combatants (``combatant_roles``), read by code
     tags: dict[str, list[str]] = field(default_factory=dict)
+    #: where its main clause starts in ``text`` (after the subordinate clauses that open it)
+    main: int = 0
+
+    @property
+    def order(self) -> str:
+        """What the model is asked about: the main clause when the condition of the
+        subordinate ones was read by code (« Quand …, ne chargez plus » → « ne chargez
+        plus »), else the whole text."""
+        return self.text[self.main :] if self.main and (self.when or self.until) else self.text
 
     @property
     def plain(self) -> str:
@@ -534,10 +561,12 @@ def fragments(text: str) -> list[Fragment]:
         i = 0
         while i < len(pieces):
             piece, lead = pieces[i]
+            main = 0
             while _SUBORDINATE.match(_plain(piece)) and i + 1 < len(pieces):
                 i += 1
+                main = len(piece) + 2
                 piece = f"{piece}, {pieces[i][0]}"
-            out.append(Fragment(piece, s, lead=lead))
+            out.append(Fragment(piece, s, lead=lead, main=main))
             i += 1
     return out
 
@@ -637,6 +666,11 @@ def _zone(f: Fragment, p: str) -> str:
         p = _blank(p, m)
     for m in list(_ZONE_ONE.finditer(p)):
         axis = "rows" if m.group(1) else "cols"
+        if _BEYOND.search(p[max(0, m.start() - 30) : m.start()]):
+            f.notes.append(f"« {m.group()} » : une limite à ne pas franchir, sans dire de quel "
+                           "côté rester ; donnez la zone (« colonnes 0 à 8 »)")  # fmt: skip
+            p = _blank(p, m)
+            continue
         if axis not in zone:
             zone[axis] = [int(m.group(3))] * 2
             spans.append(m.span())
@@ -709,7 +743,8 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
         for rx, key in ((_ROUND_FROM, "round_at_least"), (_ROUND_UNTIL, "round_at_most")):
             m = rx.search(p)
             if m:
-                when[key] = int(m.group(1))
+                number = m.group(1) or m.group(2)
+                when[key] = int(number) if number else _ORDINALS[m.group(3)]
                 p = _blank(p, m)
         m = _FIRST_ROUND.search(p)
         if m:
@@ -1041,7 +1076,7 @@ def compile_text(text: str, model: ChatModel, roster: Roster | None = None) -> C
         values: list[str] = []
         for f in group:
             values.extend(v for v in f.ask[aspect] if v not in values)
-        order = " ; ".join(f.text for f in group)
+        order = " ; ".join(f.order for f in group)
         answer = ask(model, aspect, order, values)
         fields = _apply(aspect, answer)
         if fields is None:

@@ -308,6 +308,49 @@ def test_until_a_share_down_sets_the_side_then_a_phase_undoes_it():
 
 
 @pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("À partir du troisième round, battez-vous.", {"round_at_least": 3}),
+        ("From the 3rd round, charge.", {"round_at_least": 3}),
+        ("Jusqu'au deuxième tour, tirez.", {"round_at_most": 2}),
+        ("Au premier tour, tirez.", {"round_at_most": 1}),
+        ("Défense totale jusqu'à ce que l'ennemi arrive.", {"until_contact": True}),
+    ],
+)
+def test_ordinal_rounds_and_more_contact_wordings(text, when):
+    frags = spot(text)
+    assert [f.when for f in frags] == [when] * len(frags)
+
+
+def test_the_model_is_asked_about_the_main_clause_when_code_read_the_condition():
+    (f,) = spot("Quand il vous reste moins d'un quart de vos PV, ne chargez plus.")
+    assert f.when == {"own_hp_pct_below": 25} and f.order == "ne chargez plus"
+    model = ByAspect(charge="never")
+    compile_text("Quand la moitié du groupe est tombée, ne chargez plus.", model)
+    assert model.requests[0].messages[-1].content == 'Order: "ne chargez plus"\n'
+    (f,) = spot("Quand ils chargent, reculez.")  # no condition read: the whole text
+    assert f.order == f.text
+
+
+def test_more_words_of_the_aspects():
+    check_tactical("Go for the bugbear before anyone else.")  # raises on a refusal
+    assert spot("Our leader holds his ground.")[0].ask == {"positioning": ["hold"]}
+    assert spot("Attaquez le plus fort d'entre eux.")[0].ask == {"targets": ["strongest"]}
+    (f,) = spot("Run when you drop under 25 % hp.")
+    assert f.fields == {"retreat_below_hp_pct": 25}
+    assert "stance" not in spot("Run at them.")[0].ask
+    (f,) = spot("Cast sleep on their archers.")
+    assert f.notes == ["« cast » : la stratégie ne sait pas l'exprimer"]
+    assert spot("Ensuite on se bat.")[0].ask == {"stance": ["fight"]}
+    assert spot("Charge whoever is closest.")[0].notes == []  # « is » is no ally
+
+
+def test_a_line_not_to_cross_is_reported_not_turned_into_a_zone():
+    (f,) = spot("Ne dépassez pas la colonne 8.")
+    assert not f.fields and "limite à ne pas franchir" in f.notes[0]
+
+
+@pytest.mark.parametrize(
     ("text", "zone"),
     [
         ("Restez dans les lignes 0 à 4.", {"rows": [0, 4], "cols": [0, 999]}),
