@@ -172,6 +172,21 @@ class FrenchFloat(click.ParamType):
         return number
 
 
+WorkersOption = Annotated[
+    int,
+    typer.Option(
+        "--workers",
+        help="Processus de calcul (résultat identique quel que soit N).",
+        click_type=FrenchInt(1),
+    ),
+]
+
+#: ``--model`` of the commands that only pass it on to llm policies
+LlmModelOption = Annotated[
+    str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
+]
+
+
 class Progress:
     """A rich progress bar on stderr, only when stderr is a terminal."""
 

@@ -14,8 +14,10 @@ from harness.cli.common import (
     FrenchCommand,
     FrenchFloat,
     FrenchInt,
+    LlmModelOption,
     Progress,
     UserError,
+    WorkersOption,
     app,
     check_outputs,
     emit,
@@ -107,17 +109,8 @@ def experiment_cmd(
             click_type=FrenchInt(1),
         ),
     ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers",
-            help="Processus de calcul (résultat identique quel que soit N).",
-            click_type=FrenchInt(1),
-        ),
-    ] = 1,
-    model: Annotated[
-        str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
-    ] = "local",
+    workers: WorkersOption = 1,
+    model: LlmModelOption = "local",
     json_path: Annotated[
         str | None,
         typer.Option(

@@ -17,6 +17,7 @@ from harness.cli.common import (
     NarratorModelOption,
     Progress,
     UserError,
+    WorkersOption,
     app,
     check_outputs,
     emit,
@@ -118,14 +119,7 @@ def simulate_cmd(
             metavar="PATH",
         ),
     ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers",
-            help="Processus de calcul (résultat identique quel que soit N).",
-            click_type=FrenchInt(1),
-        ),
-    ] = 1,
+    workers: WorkersOption = 1,
     model: Annotated[
         str,
         typer.Option(

@@ -11,8 +11,10 @@ from harness.cli.common import (
     CheckpointOption,
     FrenchCommand,
     FrenchInt,
+    LlmModelOption,
     Progress,
     UserError,
+    WorkersOption,
     app,
     check_outputs,
     emit,
@@ -64,17 +66,8 @@ def sweep_cmd(
         bool,
         typer.Option("--simple-monster-death", help="Les monstres meurent à 0 pv."),
     ] = False,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers",
-            help="Processus de calcul (résultat identique quel que soit N).",
-            click_type=FrenchInt(1),
-        ),
-    ] = 1,
-    model: Annotated[
-        str, typer.Option("--model", help="Modèle des politiques llm.", metavar="MODEL")
-    ] = "local",
+    workers: WorkersOption = 1,
+    model: LlmModelOption = "local",
     checkpoint: CheckpointOption = None,
     csv_path: Annotated[
         str | None,
