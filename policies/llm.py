@@ -48,7 +48,7 @@ from engine.actions import TurnPlan
 from engine.observation import Observation
 from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
-from policies.tactics import dominated, option_figures, outclassed
+from policies.tactics import Figures, dominated, option_figures, outclassed
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 #: longest rationale accepted, in characters
@@ -260,19 +260,26 @@ def shown_options(
     kept = tuple(o for o in obs.legal_options if o.id.split(":")[0] not in hidden)
     worse = dominated(kept)
     kept = tuple(o for o in kept if o.id not in worse)
-    worse = outclassed(obs, kept)
+    figures = {o.id: option_figures(obs, o) for o in kept}
+    worse = outclassed(obs, kept, figures)
     kept = tuple(o for o in kept if o.id not in worse)
-    return best_first(obs, kept) if order_seed is None else reorder(kept, obs, order_seed)
+    if order_seed is not None:
+        return reorder(kept, obs, order_seed)
+    return best_first(obs, kept, [figures[o.id] for o in kept])
 
 
-def best_first(obs: Observation, options: tuple[Any, ...]) -> tuple[Any, ...]:
+def best_first(
+    obs: Observation, options: tuple[Any, ...], figures: list[Figures] | None = None
+) -> tuple[Any, ...]:
     """The attacking options by expected damage, highest first (fewer attacks of
     opportunity risked first on a tie), then the others in the menu's order.
 
     A model that reads the figures has the best shot first; one that plays a
     position is caught by the position-bias check, which shuffles this order.
+    ``figures``: the options' figures, in their order, when the caller has them.
     """
-    figures = [option_figures(obs, o) for o in options]
+    if figures is None:
+        figures = [option_figures(obs, o) for o in options]
     ranked = sorted(
         (i for i, f in enumerate(figures) if f.target is not None),
         key=lambda i: (-round(figures[i].damage, 9), len(figures[i].provokes), i),

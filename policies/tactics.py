@@ -266,7 +266,9 @@ _COMPARABLE = frozenset(
 )
 
 
-def outclassed(obs: Observation, options: tuple[Option, ...]) -> frozenset[str]:
+def outclassed(
+    obs: Observation, options: tuple[Option, ...], figures: dict[str, Figures] | None = None
+) -> frozenset[str]:
     """Ids of attacking options that another option on the **same target** beats on
     the figures the menu shows: at least as much expected damage and no attack of
     opportunity that the other does not risk too, strictly better on one of them.
@@ -278,14 +280,21 @@ def outclassed(obs: Observation, options: tuple[Option, ...]) -> frozenset[str]:
     « attendre » (doing nothing) is outclassed too when an attack from where the
     actor stands risks no attack of opportunity: it leaves the actor in the same
     square with a chance to hurt.
+
+    ``figures``: the options' figures when the caller has them already (by id).
     """
-    figures = {o.id: option_figures(obs, o) for o in options if o.id.split(":")[0] in _COMPARABLE}
+    known = figures or {}
+    comparable = {
+        o.id: known.get(o.id) or option_figures(obs, o)
+        for o in options
+        if o.id.split(":")[0] in _COMPARABLE
+    }
     out: set[str] = set()
-    for oid, f in figures.items():
+    for oid, f in comparable.items():
         if f.target is None:
             continue
         risks = set(f.provokes)
-        for other, g in figures.items():
+        for other, g in comparable.items():
             if other == oid or g.target != f.target:
                 continue
             more = g.damage - f.damage
@@ -298,7 +307,7 @@ def outclassed(obs: Observation, options: tuple[Option, ...]) -> frozenset[str]:
                 break
     if any(
         oid.split(":")[0] in _IN_PLACE and f.target is not None and f.damage > 0 and not f.provokes
-        for oid, f in figures.items()
+        for oid, f in comparable.items()
     ):
         out.update(o.id for o in options if o.id == "wait")
     return frozenset(out)
