@@ -71,3 +71,27 @@ def test_the_pre_pass_alone_can_reach_every_expected_field_and_no_other(item):
 @pytest.mark.parametrize("item", HELDOUT, ids=lambda i: i["text"][:40])
 def test_recorded_compilations_of_the_heldout_set(item):
     check_recorded(item, CASSETTE, RECORDED_MISSES)
+
+
+HELDOUT2 = yaml.safe_load((ROOT / "bench/strategy_heldout2.yaml").read_text(encoding="utf-8"))
+
+
+def test_second_heldout_set_has_its_expectations_and_shares_no_text_with_the_others():
+    """The second held-out set: the same shape, no three words in a row with a prompt
+    example and no five with the dev set or the first held-out set."""
+    texts = [item["text"] for item in HELDOUT2]
+    assert len(texts) >= 30 and len(set(texts)) == len(texts)
+    french = [t for t in texts if re.search(r"[éèàçêù]|\b(?:le|la|les|vos|leur)\b", t)]
+    assert 10 <= len(french) <= len(texts) - 10
+    for item in HELDOUT2:
+        assert set(item) <= {"text", "fields", "not_understood", "behaviour", "refused", "side"}
+        assert item.get("fields") or item.get("refused")
+        StrategySpec.model_validate(item.get("fields", {}))
+    examples = []
+    for path in sorted((ROOT / "prompts/strategy").glob("*.j2")):
+        examples += re.findall(r'^Order: "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
+    prompts = set().union(*(_ngrams(e) for e in examples))
+    others = set().union(*(_ngrams(item["text"], 5) for item in [*DEVSET, *HELDOUT]))
+    for text in texts:
+        assert not _ngrams(text) & prompts, text
+        assert not _ngrams(text, 5) & others, text
