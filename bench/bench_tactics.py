@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -45,7 +46,7 @@ from engine.runner import play_fight  # noqa: E402
 from engine.stats import wilson_interval, win_rate_band  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
-from policies.llm import LLMPolicy, position_bias  # noqa: E402
+from policies.llm import ANSWER_MODES, LLMPolicy, position_bias  # noqa: E402
 from policies.tactics import option_figures  # noqa: E402
 
 Z95 = 1.959964
@@ -77,6 +78,9 @@ class Counts:
     approach_instead_of_full: int = 0
     downed_shot: int = 0
     downed_shot_avoidable: int = 0
+    #: ``--answer rating``: decisions whose best rating was shared by another
+    #: option (the figures broke the tie, not the model)
+    rating_ties: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
 
 
@@ -110,6 +114,9 @@ class Spy:
         self.chosen.append(chosen_id)
         if option is None:
             return plan
+        rated = re.search(r"note (\d)/9 \(autres : ([\d, ]*)\)", plan.rationale or "")
+        if rated and rated.group(1) in rated.group(2).split(", "):
+            c.rating_ties += 1
         kind = chosen_id.split(":")[0]
         c.kinds[kind] += 1
         c.first_option += option is shown[0]
@@ -143,9 +150,9 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
     model = open_model(spec)
     print(f"\n=== {spec} (chargé en {time.perf_counter() - start:.1f} s) ===")
     counts = Counts()
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer=args.answer)
     spy = Spy(policy, counts)
-    out: dict[str, Any] = {"model": spec, "encounters": []}
+    out: dict[str, Any] = {"model": spec, "answer": args.answer, "encounters": []}
     seeds = range(args.seed, args.seed + args.fights)
     chosen = [e for i, e in enumerate(encounters(), 1) if not args.only or i in args.only]
     for name, enc, side in chosen:
@@ -163,7 +170,9 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
         print(f"{name} : LLM {band(wins, len(seeds))} ; heuristique à sa place {band(ref, 200)}")
         out["encounters"].append({"name": name, "llm_wins": wins, "fights": len(seeds),
                                   "heuristic_wins": ref, "heuristic_fights": 200})  # fmt: skip
-    check = position_bias(model, spy.observations, seed=args.seed, known=spy.chosen)
+    check = position_bias(
+        model, spy.observations, seed=args.seed, known=spy.chosen, answer=args.answer
+    )
     c = counts
     rate = check.rate
     shown = "—" if rate is None else f"{100 * rate:.0f} %"
@@ -183,6 +192,8 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
         f"tirs sur une cible à 0 pv ou moins : {c.downed_shot} "
         f"(dont {c.downed_shot_avoidable} avec une cible debout attaquable)"
     )
+    if args.answer == "rating":
+        print(f"notes à égalité (départagées par les chiffres) : {c.rating_ties}/{c.decisions}")
     print(f"types choisis : {dict(sorted(c.kinds.items()))}")
     print(f"télémétrie : {policy.telemetry.to_dict()}")
     print(f"durée : {time.perf_counter() - start:.0f} s")
@@ -205,6 +216,10 @@ def main() -> None:
     parser.add_argument("--round-cap", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", type=int, nargs="*", help="numéros des rencontres (1 2 3)")
+    parser.add_argument(
+        "--answer", choices=ANSWER_MODES, default="number",
+        help="le modèle répond par le numéro de l'option ou recopie son texte",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="écrit aussi les chiffres dans ce fichier")
     args = parser.parse_args()
     models = args.model or ["local", "local:qwen-0.5b"]

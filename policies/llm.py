@@ -37,6 +37,7 @@ import hashlib
 import json
 import random
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -221,7 +222,7 @@ def decision_grammar(option_ids: list[str]) -> str:
     :attr:`ChatRequest.free_field`), the answer is a JSON object valid under
     :func:`decision_schema`.
     """
-    ids = " | ".join(json.dumps(i) for i in option_ids)
+    ids = " | ".join(json.dumps(i, ensure_ascii=False) for i in option_ids)
     return f'root ::= id "\\""\nid ::= {ids}\n'
 
 
@@ -301,6 +302,62 @@ def reorder(options: tuple[Any, ...], obs: Observation, seed: int) -> tuple[Any,
     return tuple(shuffled)
 
 
+#: how the model names the option it chooses: by the menu's number, or by
+#: copying the option's text (:func:`answer_keys`)
+ANSWER_MODES = ("number", "label", "rating")
+#: the forced start of a rating answer (``answer="rating"``)
+RATING_PREFILL = '{"note": "'
+#: a rating is one digit: 0 (the worst) to 9 (the best)
+RATINGS = tuple(str(d) for d in range(10))
+
+
+def rating_schema() -> dict[str, Any]:
+    """JSON Schema of a rating answer: ``{"note": "0"…"9"}``."""
+    return {
+        "type": "object",
+        "properties": {"note": {"type": "string", "enum": list(RATINGS)}},
+        "required": ["note"],
+        "additionalProperties": False,
+    }
+
+
+#: GBNF of what follows :data:`RATING_PREFILL`: a digit and the end of the object
+RATING_GRAMMAR = 'root ::= [0-9] "\\"}"\n'
+
+
+def _parse_rating(text: str) -> int | str:
+    """The rating of an answer, or a French description of what is wrong."""
+    try:
+        data = parse_json_answer(text)
+    except AnswerError as err:
+        return str(err)
+    note = data.get("note") if isinstance(data, dict) and len(data) == 1 else None  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    if not isinstance(note, str) or note not in RATINGS:
+        return 'la réponse doit être {"note": "<un chiffre de 0 à 9>"}'
+    return int(note)
+
+
+def answer_keys(options: tuple[Any, ...], mode: str) -> list[str]:
+    """What the model writes to choose each option: its number in the menu
+    (:func:`option_ids`), or its text (``label``), made unique by a rank in
+    brackets when two options read the same.
+
+    >>> from engine.actions import Option
+    >>> answer_keys((Option("a", "attendre", ()), Option("b", "attendre", ())), "label")
+    ['attendre', 'attendre [2]']
+    """
+    if mode == "number":
+        return option_ids(len(options))
+    keys: list[str] = []
+    for o in options:
+        key, rank = o.label, 1
+        while key in keys:
+            rank += 1
+            key = f"{o.label} [{rank}]"
+        keys.append(key)
+    return keys
+
+
 def option_ids(count: int) -> list[str]:
     """The numbers the model sees: fixed width, so that no id is the start of another.
 
@@ -328,8 +385,13 @@ class LLMPolicy:
         seed: int = 0,
         hidden_kinds: frozenset[str] = HIDDEN_KINDS,
         order_seed: int | None = None,
+        answer: str = "number",
     ) -> None:
+        if answer not in ANSWER_MODES:
+            raise ValueError(f"answer: {answer!r} not in {ANSWER_MODES}")
         self.model = model
+        #: the model names its choice by number or by the option's text
+        self.answer = answer
         #: shows the options in a seeded order (the position-bias check)
         self.order_seed = order_seed
         self.retries = retries
@@ -339,7 +401,7 @@ class LLMPolicy:
         self.hidden_kinds = hidden_kinds
         self.telemetry = Telemetry()
         self._fallback = HeuristicPolicy()
-        self._cache: dict[str, tuple[str, str | None]] = {}
+        self._cache: dict[str, Any] = {}
         self._env = prompt_environment()
         self._system: str | None = None
         self._fight: object = None
@@ -347,9 +409,14 @@ class LLMPolicy:
 
     # -- prompt -----------------------------------------------------------------
     def messages(
-        self, obs: Observation, error: str | None = None, options: tuple[Any, ...] | None = None
+        self,
+        obs: Observation,
+        error: str | None = None,
+        options: tuple[Any, ...] | None = None,
+        rate: Any = None,
     ) -> tuple[ChatMessage, ...]:
-        """The prompt of one decision over ``options`` (default: :meth:`options`)."""
+        """The prompt of one decision over ``options`` (default: :meth:`options`);
+        with ``rate`` (``answer="rating"``), the question that rates that option."""
         if options is None:
             options = self.options(obs)
         me = obs.actor
@@ -375,7 +442,9 @@ class LLMPolicy:
         }
         # The system message is the same for every combatant and every turn, so a
         # local model reuses its KV cache for it across calls.
-        system = self._system or self._env.get_template("tactics/system.j2").render()
+        system = self._system or self._env.get_template("tactics/system.j2").render(
+            answer=self.answer
+        )
         self._system = system
 
         def brief(c: Any) -> dict[str, Any]:
@@ -389,6 +458,7 @@ class LLMPolicy:
                 "threatens": pair.target_threatens_me,
             }
 
+        keys = answer_keys(options, self.answer)
         user = self._env.get_template("tactics/turn.j2").render(
             round=obs.round,
             me={**profile, "hp": me.hp, "pos": me.pos},
@@ -399,8 +469,10 @@ class LLMPolicy:
             # the transcript keeps the menu's own stable ids
             options=[
                 {"id": i, "label": o.label, "figures": option_figures(obs, o).text()}
-                for i, o in zip(option_ids(len(options)), options, strict=True)
+                for i, o in zip(keys, options, strict=True)
             ],
+            answer=self.answer,
+            rate=next((k for k, o in zip(keys, options, strict=True) if o is rate), None),
             error=error,
         )
         return (ChatMessage("system", system), ChatMessage("user", user))
@@ -431,14 +503,17 @@ class LLMPolicy:
 
     def choose(self, obs: Observation) -> tuple[Any, str | None] | str:
         """The option the model chooses and its rationale, or why there is none
-        (``model_error``, ``invalid_output``): one call, and the retries."""
+        (``model_error``, ``invalid_output``): one call, and the retries (with
+        ``answer="rating"``, one call per option, :meth:`_choose_by_rating`)."""
         options = self.options(obs)
-        ids = option_ids(len(options))
+        if self.answer == "rating":
+            return self._choose_by_rating(obs, options)
+        ids = answer_keys(options, self.answer)
         schema = decision_schema(ids)
         grammar = decision_grammar(ids)
-        error: str | None = None
-        for attempt in range(self.retries + 1):
-            request = ChatRequest(
+
+        def request(error: str | None) -> ChatRequest:
+            return ChatRequest(
                 self.messages(obs, error, options),
                 schema,
                 self.max_tokens,
@@ -448,30 +523,86 @@ class LLMPolicy:
                 grammar=grammar,
                 free_field=("rationale", RATIONALE_MAX),
             )
-            key = request.key(self.model.model_id)
-            cached = self._cache.get(key)
-            if cached is not None:
+
+        got = self._call(request, lambda text: _parse(text, ids))
+        if isinstance(got, str):
+            return got
+        option_id, rationale = got[0]
+        return options[ids.index(option_id)], rationale
+
+    def _choose_by_rating(
+        self, obs: Observation, options: tuple[Any, ...]
+    ) -> tuple[Any, str | None] | str:
+        """The best-rated option: the model sees the whole menu and rates each
+        option in turn, one digit from 0 to 9 (the same prompt but its last line,
+        so a local model reads the menu once); the highest rating wins, and a tie
+        goes to the most expected damage, then the fewest attacks of opportunity,
+        then the stable id — never to a position in the menu. A menu of a single
+        option is played without asking."""
+        if len(options) == 1:
+            return options[0], None
+        ratings: list[int] = []
+        for option in options:
+
+            def request(error: str | None, option: Any = option) -> ChatRequest:
+                return ChatRequest(
+                    self.messages(obs, error, options, rate=option),
+                    rating_schema(),
+                    self.max_tokens,
+                    0.0,
+                    self.seed,
+                    prefill=RATING_PREFILL,
+                    grammar=RATING_GRAMMAR,
+                )
+
+            got = self._call(request, _parse_rating)
+            if isinstance(got, str):
+                return got
+            ratings.append(got[0])
+        figures = [option_figures(obs, o) for o in options]
+        best = min(
+            range(len(options)),
+            key=lambda i: (
+                -ratings[i],
+                -round(figures[i].damage, 9),
+                len(figures[i].provokes),
+                options[i].id,
+            ),
+        )
+        others = ", ".join(str(r) for i, r in enumerate(ratings) if i != best)
+        return options[best], f"note {ratings[best]}/9 (autres : {others})"
+
+    def _call(
+        self, request: Callable[[str | None], ChatRequest], parse: Callable[[str], Any]
+    ) -> tuple[Any] | str:
+        """``(value,)``, the parsed answer to ``request(error)``, or why there is none
+        (``model_error``, ``invalid_output``). ``parse`` returns the value or, as a
+        string, what is wrong with the answer: the next try gets it as ``error``,
+        up to :attr:`retries` times. Parsed answers are cached by request key."""
+        error: str | None = None
+        for attempt in range(self.retries + 1):
+            req = request(error)
+            key = req.key(self.model.model_id)
+            if key in self._cache:
                 self.telemetry.cache_hits += 1
-                option_id, rationale = cached
-            else:
-                try:
-                    response = complete_checked(self.model, request)
-                except ModelError:
-                    return "model_error"
-                self.telemetry.model_calls += 1
-                self.telemetry.tokens_in += response.tokens_in
-                self.telemetry.tokens_out += response.tokens_out
-                self.telemetry.tokens_reused += response.tokens_reused
-                self.telemetry.latencies.append(response.latency_s)
-                parsed = _parse(response.text, ids)
-                if isinstance(parsed, str):
-                    error = parsed
-                    if attempt < self.retries:
-                        self.telemetry.retries += 1
-                    continue
-                option_id, rationale = parsed
-                self._cache[key] = parsed
-            return options[ids.index(option_id)], rationale
+                return (self._cache[key],)
+            try:
+                response = complete_checked(self.model, req)
+            except ModelError:
+                return "model_error"
+            self.telemetry.model_calls += 1
+            self.telemetry.tokens_in += response.tokens_in
+            self.telemetry.tokens_out += response.tokens_out
+            self.telemetry.tokens_reused += response.tokens_reused
+            self.telemetry.latencies.append(response.latency_s)
+            parsed = parse(response.text)
+            if isinstance(parsed, str):
+                error = parsed
+                if attempt < self.retries:
+                    self.telemetry.retries += 1
+                continue
+            self._cache[key] = parsed
+            return (parsed,)
         return "invalid_output"
 
 

@@ -16,6 +16,7 @@ from engine.maps import load_map
 from engine.runner import play_fight
 from policies.heuristic import HeuristicPolicy
 from policies.llm import (
+    HIDDEN_KINDS,
     ChatRequest,
     ChatResponse,
     LLMPolicy,
@@ -325,3 +326,98 @@ def test_a_menu_of_ten_options_or_more_is_numbered_on_two_digits():
         assert ids[0] == "01" and all(len(i) == 2 for i in ids)
         assert request.grammar == decision_grammar(ids)
         assert f"\n{ids[-1]}. " in request.messages[1].content
+
+
+class Rater:
+    """A fake model for ``answer="rating"``: rates the option the prompt's last
+    line names. ``how``: ``"reads"`` (its expected damage, in tenths, capped at
+    9), ``"first"`` (9 for the first line of the menu, one less per line below:
+    a position-biased model) or ``"flat"`` (5 for every option)."""
+
+    model_id = "rater"
+
+    def __init__(self, how: str):
+        self.how = how
+        self.requests: list[ChatRequest] = []
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        self.requests.append(request)
+        text = request.messages[1].content
+        menu = re.findall(r"^- (.+) : (.+)$", text, re.MULTILINE)
+        rated = re.search(r"^Note de 0 à 9 l'option « (.+) »\.$", text, re.MULTILINE)
+        assert rated is not None and request.prefill == '{"note": "'
+        index = [label for label, _ in menu].index(rated.group(1))
+        if self.how == "first":
+            note = max(0, 9 - index)
+        elif self.how == "flat":
+            note = 5
+        else:
+            m = re.search(r"dégâts (\d+),(\d)", menu[index][1])
+            note = min(9, int(m.group(1)) * 10 + int(m.group(2))) if m else 0
+        return ChatResponse(f'{request.prefill}{note}"}}', 10, 2, 0.0, self.model_id)
+
+
+def test_rating_asks_about_each_option_over_the_same_menu_and_plays_the_best_rated():
+    obs = next(o for o in _situations() if len(shown_options(o, HIDDEN_KINDS)) >= 3)
+    model = Rater("reads")
+    policy = LLMPolicy(model, answer="rating")
+    options = policy.options(obs)
+    chosen = policy.choose(obs)
+    assert not isinstance(chosen, str)
+    # one question per option, in the menu's order; the prompts differ only by
+    # their last line, so a local model reads the menu once
+    assert len(model.requests) == len(options)
+    texts = [r.messages[1].content for r in model.requests]
+    assert {t.rsplit("\n", 2)[0] for t in texts} == {texts[0].rsplit("\n", 2)[0]}
+    assert [re.search(r"« (.+) »\.$", t.strip()).group(1) for t in texts] == [  # type: ignore[union-attr]
+        o.label for o in options
+    ]
+    assert all(r.messages[0] == model.requests[0].messages[0] for r in model.requests)
+    figures = {o.id: option_figures(obs, o) for o in options}
+    assert figures[chosen[0].id].damage == max(f.damage for f in figures.values())
+    assert chosen[1] is not None and chosen[1].startswith("note ")
+    # the schema and grammar allow one digit only
+    assert model.requests[0].json_schema["properties"]["note"]["enum"] == list("0123456789")
+    assert model.requests[0].grammar == 'root ::= [0-9] "\\"}"\n'
+
+
+def test_rating_ties_go_to_the_figures_never_to_a_position():
+    situations = [o for o in _situations() if len(shown_options(o, HIDDEN_KINDS)) > 1]
+    for obs in situations:
+        plain = LLMPolicy(Rater("flat"), answer="rating").choose(obs)
+        shuffled = LLMPolicy(Rater("flat"), answer="rating", order_seed=5).choose(obs)
+        assert not isinstance(plain, str) and not isinstance(shuffled, str)
+        assert plain[0].id == shuffled[0].id
+
+
+def test_the_position_bias_check_still_catches_a_rater_that_rates_positions():
+    situations = _situations()
+    reader = position_bias(Rater("reads"), situations, seed=1, answer="rating")
+    first = position_bias(Rater("first"), situations, seed=1, answer="rating")
+    assert reader.rate == 1.0
+    assert first.rate is not None and first.rate < 0.5
+
+
+def test_rating_plays_a_single_option_without_asking_and_falls_back_on_bad_ratings():
+    obs = _situations()[0]
+    model = Rater("reads")
+    only = frozenset(o.id.split(":")[0] for o in obs.legal_options) - {"wait"}
+    policy = LLMPolicy(model, answer="rating", hidden_kinds=only)
+    assert len(policy.options(obs)) == 1
+    assert policy.choose(obs) == (policy.options(obs)[0], None) and model.requests == []
+
+    class Garbage:
+        model_id = "garbage"
+
+        def __init__(self):
+            self.requests: list[ChatRequest] = []
+
+        def complete(self, request):
+            self.requests.append(request)
+            return ChatResponse('{"note": "dix"}', 1, 1, 0.0, self.model_id)
+
+    bad = Garbage()
+    policy = LLMPolicy(bad, answer="rating")
+    assert policy.choose(obs) == "invalid_output"
+    # one retry, told what was wrong
+    assert len(bad.requests) == 2 and "chiffre de 0 à 9" in bad.requests[1].messages[1].content
