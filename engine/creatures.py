@@ -2,7 +2,9 @@
 
 Values are **final** stat-block values: AC and ``attack_bonus`` already include
 the size modifier, exactly as printed in a bestiary. The engine never re-applies
-size to attacks or AC.
+size to attacks or AC. The AC may be given by its three totals, by its
+components (« +2 armor, +2 Dex, +1 shield, +1 size ») or both
+(:class:`ACProfile`); the engine plays the :class:`ACBreakdown` compiled from it.
 
 Monsters and player characters share the schema. A combatant is a player
 character (PC) when ``pc`` is ``true``, or — for files converted from Foundry
@@ -282,9 +284,11 @@ class ACProfile(StrictModel):
             missing = [name for name in AC_TOTALS if getattr(self, name) is None]
             if missing:
                 names = ", ".join(f"« {name} »" for name in missing)
+                plural = "s" if len(missing) > 1 else ""
+                parts = ", ".join(AC_COMPONENTS)
                 raise ValueError(
-                    f"{names} manquant : donner « total », « touch » et « flat_footed », ou "
-                    "les composantes de la CA (" + ", ".join(AC_COMPONENTS) + ")"
+                    f"{names} manquant{plural} : donner « total », « touch » et "
+                    f"« flat_footed », ou les composantes de la CA ({parts})"
                 )
             return self
         computed = self.components()

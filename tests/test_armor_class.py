@@ -150,7 +150,7 @@ def test_totals_without_components_must_all_be_there():
     assert err.location == "ac"
     assert err.message.startswith("« flat_footed » manquant : donner « total », « touch » et")
     assert "armor, shield, natural_armor, deflection, dex, dodge, size, other" in err.message
-    assert "« total », « touch », « flat_footed » manquant" in error({}).message
+    assert "« total », « touch », « flat_footed » manquants : " in error({}).message
 
 
 @pytest.mark.parametrize("name", ["armor", "shield", "natural_armor", "deflection", "dodge"])
