@@ -268,3 +268,34 @@ def test_the_total_does_not_depend_on_the_order(mods: list[Modifier]):
     total = stacked_total(mods)
     for perm in itertools.islice(itertools.permutations(mods), 24):
         assert stacked_total(perm) == total
+
+
+# --------------------------------------------------------------------------- today's engine
+
+
+def test_stacking_would_change_no_roll_of_todays_fights():
+    """Every modifier the engine builds today is untyped and has its own source, so
+    ``stack`` keeps them all: applying it later cannot change these fights."""
+    from pathlib import Path
+
+    from engine.creatures import load_combatant
+    from engine.encounter import build_encounter
+    from engine.maps import load_map
+    from engine.runner import play_fight
+    from policies import HeuristicPolicy
+
+    root = Path(__file__).resolve().parents[1]
+    gmap = load_map(root / "data" / "maps" / "sample_arena.yaml")
+    goblin = load_combatant(root / "data" / "monsters" / "goblin.json")
+    orc = load_combatant(root / "data" / "monsters" / "orc.json")
+    enc = build_encounter(gmap, [("players", [goblin] * 3), ("monsters", [orc] * 2)])
+    h = HeuristicPolicy()
+    seen = 0
+    for seed in range(20):
+        result = play_fight(enc, seed, dict.fromkeys(enc.sides, h), record=True)
+        for _round, _actor, _text, rolls in result.log:
+            for rec in rolls:
+                assert stack(rec.modifiers) == rec.modifiers
+                assert all(m.type is T.UNTYPED for m in rec.modifiers)
+                seen += len(rec.modifiers)
+    assert seen > 100
