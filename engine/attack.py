@@ -417,7 +417,7 @@ def target_ac(
 ) -> tuple[int, list[str]]:
     """Effective AC against this attack and the French notes explaining it."""
     gmap = fight.gmap
-    spec_ac = target.profile.spec.ac
+    base_ac = target.profile.ac
     notes: list[str] = []
     # SRD « Throw Splash Weapon »: a ranged touch attack, whatever the file's kind
     touch = attack.kind == "touch" or attack.spec.splash is not None
@@ -426,14 +426,14 @@ def target_ac(
             body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
             <= attack.range_increment_ft
         )
-    ac = spec_ac.touch if touch else spec_ac.total
+    ac = base_ac.touch if touch else base_ac.total
     if touch:
         notes.append("contact")
     blind_to = unseen(actor, target)
     if blind_to or (target.running and "run" not in target.profile.features):
         # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
         # the AC without it
-        lost = max(0, spec_ac.total - spec_ac.flat_footed)
+        lost = max(0, base_ac.total - base_ac.flat_footed)
         ac -= lost
         if lost:
             notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")

@@ -100,6 +100,7 @@ class ProfileView:
 
     def to_dict(self) -> dict[str, Any]:
         spec = self.profile.spec
+        ac = self.profile.ac
         return {
             "id": self.id,
             "side": self.side,
@@ -111,7 +112,7 @@ class ProfileView:
             "creature_type": spec.creature_type,
             "alignment": spec.alignment,
             "hp_max": spec.hp_max,
-            "ac": spec.ac.model_dump(),
+            "ac": {"total": ac.total, "touch": ac.touch, "flat_footed": ac.flat_footed},
             "saves": spec.saves.model_dump(),
             "abilities": spec.abilities.model_dump(),
             "bab": spec.bab,
