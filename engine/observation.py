@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.actions import ActionResult, Option
-from engine.attack import flanking_ally, shoots_into_melee, threatens
+from engine.attack import flanking_ally, shoots_into_melee
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import Path, distance_ft, neighbours, reachable
 from engine.maps import Cell, GameMap, TerrainType
@@ -38,7 +38,8 @@ from engine.reach import (
     body_line_of_effect,
     melee_band,
     range_penalty,
-    threat_weapon,
+    threat,
+    threatens,
     weapon_for,
 )
 from engine.space import (
@@ -587,6 +588,11 @@ class Observation:
             self._gmap, cell, me.space, tgt.cell, tgt.space, attack, creatures=creatures
         )
 
+    def threatens(self, source_id: str, target_id: str) -> bool:
+        """Whether ``source_id`` threatens ``target_id``'s space (:func:`engine.reach.threat`)."""
+        tgt = self._by_id[target_id]
+        return threatens(self._gmap, self._by_id[source_id], tgt.cell, tgt.space)
+
     def threatening(self, cell: Cell) -> tuple[str, ...]:
         """Ids of the active enemies that threaten the actor's space were it on
         ``cell`` (leaving it, or shooting from it, provokes them), in deployment order."""
@@ -743,7 +749,7 @@ class Observation:
         if tgt.side != me.side and tgt.active:
             ch = self.charge(target_id)
             charge_ok, charge_reason = ch.ok, ch.reason
-        threatens_me = tgt.active and threatens(gmap, tgt, me.cell, me.space)
+        threatens_me = threatens(gmap, tgt, me.cell, me.space)
         hostile = tgt.side != me.side and tgt.active
         creatures = self.combatants
         flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures, tgt.space) is not None
@@ -808,51 +814,46 @@ class Observation:
 
     @property
     def threatened(self) -> tuple[tuple[bool, ...], ...]:
-        """Grid of squares threatened in melee by the actor's active enemies."""
+        """Grid of squares threatened in melee by the actor's active enemies
+        (:func:`engine.reach.threat`, one square at a time; impassable squares,
+        where no creature stands, are never marked)."""
         if self._threatened is None:
             gmap = self._gmap
+            move_cost = gmap.move_cost
             grid = [[False] * gmap.width for _ in range(gmap.height)]
             for enemy in self.enemies():
                 reach = enemy.threat_reach_ft
                 if reach == 0:
                     continue
+                # the squares within reach of its space (threat's own first test)
                 span = reach // 5
                 k = enemy.space
-                own = footprint(gmap, enemy.cell, k)
                 er, ec = gmap.rc(enemy.cell)
                 for r in range(max(0, er - span), min(gmap.height, er + k + span)):
+                    row = grid[r]
                     for c in range(max(0, ec - span), min(gmap.width, ec + k + span)):
-                        cell = gmap.cell(r, c)
-                        if cell in own or gmap.move_cost[cell] == 0:
+                        if row[c]:
                             continue
-                        if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
-                            grid[r][c] = True
+                        cell = gmap.cell(r, c)
+                        if move_cost[cell] != 0 and threat(gmap, enemy, cell) is not None:
+                            row[c] = True
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened
 
-    def threatened_at(self, cell: Cell) -> bool:
-        """``threatened`` at one square, without building the grid when it is not built."""
-        if self._threatened is not None:
-            r, c = self._gmap.rc(cell)
-            return self._threatened[r][c]
+    def threatened_at(self, cell: Cell, k: int = 1) -> bool:
+        """Whether some active enemy threatens the space of ``k`` × ``k`` squares
+        anchored on ``cell`` (:func:`engine.reach.threat`; pass the actor's
+        ``space`` to ask about the actor standing there). For one square it is
+        :attr:`threatened` there, read from the grid once it is built."""
         gmap = self._gmap
+        if k != 1:
+            return any(threatens(gmap, e, cell, k) for e in self.enemies())
+        if self._threatened is not None:
+            r, c = gmap.rc(cell)
+            return self._threatened[r][c]
         if gmap.move_cost[cell] == 0:
             return False
-        r, c = gmap.rc(cell)
-        for enemy in self.enemies():
-            reach = enemy.threat_reach_ft
-            if reach == 0:
-                continue
-            span = reach // 5
-            k = enemy.space
-            er, ec = gmap.rc(enemy.cell)
-            if not (er - span <= r < er + k + span and ec - span <= c < ec + k + span):
-                continue
-            if cell in footprint(gmap, enemy.cell, k):
-                continue
-            if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
-                return True
-        return False
+        return any(threat(gmap, e, cell) is not None for e in self.enemies())
 
     @property
     def ranged_threatened(self) -> tuple[tuple[bool, ...], ...]:

@@ -78,7 +78,7 @@ from engine.attack import engaged_friend
 from engine.maps import Cell, GameMap
 from engine.movement import move_toward, run_path, step_toward, withdraw_path
 from engine.observation import Observation
-from engine.reach import attack_reason, threat_weapon
+from engine.reach import attack_reason, weapon_for
 from engine.skills import trained
 from engine.stealth import sees_directly
 
@@ -151,7 +151,10 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     enemies = obs.enemies()
     for ally in allies:
         for enemy in enemies:
-            if threat_weapon(gmap, me.cell, enemy.cell, me.attacks, me.space, enemy.space) is None:
+            melee = weapon_for(
+                gmap, me.cell, enemy.cell, me.attacks, melee_only=True, ks=me.space, kt=enemy.space
+            )[0]
+            if melee is None:
                 continue
             if engaged_friend(gmap, me, enemy, (ally,)) is None:
                 continue

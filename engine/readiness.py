@@ -46,12 +46,12 @@ from engine.actions import (
     Reason,
 )
 from engine.aoo import provoke
-from engine.attack import attack_modifiers, engaged_friend, resolve_swing, threatens
+from engine.attack import attack_modifiers, engaged_friend, resolve_swing
 from engine.checks import CheckKind, Modifier, check
 from engine.creatures import AttackProfile
 from engine.fight import FightState, Hooks, ReactionEvent
 from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
-from engine.reach import threat_weapon, weapon_for
+from engine.reach import threatens, weapon_for
 from engine.state import Aid, CombatantState, Readied
 from engine.weapons import after_swing as weapon_after_swing
 
@@ -288,7 +288,9 @@ def _aid_opponent(
         # SRD: an opponent « engaging a friend in melee combat »
         if engaged_friend(gmap, actor, opp, (ally,)) is None:
             continue
-        weapon = threat_weapon(gmap, actor.pos, opp.pos, actor.attacks, actor.space, opp.space)
+        weapon = weapon_for(
+            gmap, actor.pos, opp.pos, actor.attacks, melee_only=True, ks=actor.space, kt=opp.space
+        )[0]
         if weapon is None:
             reason = Reason.OUT_OF_RANGE
             continue
