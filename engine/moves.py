@@ -24,8 +24,9 @@ from engine.actions import (
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import resolve_swing
-from engine.fight import FightState
-from engine.maps import Cell
+from engine.fight import C, FightState, Situation
+from engine.grid import Path
+from engine.maps import Cell, GameMap
 from engine.movement import (
     charge_path,
     move_toward,
@@ -123,44 +124,45 @@ def enemy_on(fight: FightState, actor: CombatantState, cell: Cell) -> bool:
     return False
 
 
-def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> ActionResult:
+def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) -> Path | Reason:
+    """What the move ``action`` of ``actor`` walks (possibly nothing), or why it
+    is refused: the one judgement of the engine (:func:`do_move`) and of the
+    menu's tumbling options (:mod:`engine.options`).
+
+    Toward ``target_id`` it stops once an attack reaches the target
+    (:func:`engine.movement.move_toward`); to ``destination`` it must end there
+    (:func:`engine.movement.path_to_destination`). Both move the actor's whole
+    space. A tumble (SRD « Acrobatics »: trained only, seed §3.34) goes at half
+    speed.
+    """
     speed = actor.speed_ft
-    tumble: Tumble | None = None
-    label = "déplacement"
     if action.tumble:
-        # SRD « Acrobatics »: trained only here (seed §3.34), at half speed
         if not trained(actor.profile, "Acrobatics"):
-            return ActionResult("move", False, Reason.UNTRAINED_TUMBLE)
+            return Reason.UNTRAINED_TUMBLE
         speed = (speed // 10) * 5
-        tumble = Tumble()
-        label = "déplacement acrobatique"
-    budget = speed // 5
-    occupied = fight.occupied_for(actor)
-    hostile = fight.hostile_for(actor)
+    occupied = s.occupied_for(actor)
+    hostile = s.hostile_for(actor)
     if action.destination is not None:
         r, c = action.destination
-        if not fight.gmap.in_bounds(r, c):
-            return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
+        if not gmap.in_bounds(r, c):
+            return Reason.UNREACHABLE_DESTINATION
         path = path_to_destination(
-            fight.gmap,
-            actor.pos,
-            fight.gmap.cell(r, c),
-            budget,
+            gmap,
+            actor.cell,
+            gmap.cell(r, c),
+            speed // 5,
             occupied=occupied,
             hostile=hostile,
             k=actor.space,
         )
-        if path is None:
-            return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-        walk(fight, actor, path.cells, label, tumble=tumble)
-        return ActionResult("move", True)
-    target = fight.target(action.target_id)
+        return Reason.UNREACHABLE_DESTINATION if path is None else path
+    target = s.target(action.target_id)
     if target is None:
-        return ActionResult("move", False, Reason.MISSING_TARGET)
-    walked = move_toward(
-        fight.gmap,
-        actor.pos,
-        target.pos,
+        return Reason.MISSING_TARGET
+    return move_toward(
+        gmap,
+        actor.cell,
+        target.cell,
         actor.attacks,
         speed,
         occupied=occupied,
@@ -168,7 +170,17 @@ def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> Act
         k=actor.space,
         kt=target.space,
     )
-    walk(fight, actor, walked.cells, label, tumble=tumble)
+
+
+def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> ActionResult:
+    """Verify the move (:func:`verify_move`), then walk it (tumbling or not)."""
+    path = verify_move(fight.gmap, fight, actor, action)
+    if not isinstance(path, Path):
+        return ActionResult("move", False, path)
+    if action.tumble:
+        walk(fight, actor, path.cells, "déplacement acrobatique", tumble=Tumble())
+    else:
+        walk(fight, actor, path.cells, "déplacement")
     return ActionResult("move", True)
 
 

@@ -210,6 +210,11 @@ class CombatantView:
         return divmod(self.cell, self.width)
 
     @property
+    def profile(self) -> CombatantProfile:
+        """Its compiled creature file (as the engine's state holds it)."""
+        return self.static.profile
+
+    @property
     def threat_reach_ft(self) -> int:
         return self.static.profile.threat_reach_ft
 
@@ -246,6 +251,12 @@ class CombatantView:
         spec = self.static.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
         return (speed // 10) * 5 if self.disabled else speed
+
+    @property
+    def speed_ft(self) -> int:
+        """:attr:`speed_effective_ft`, under the engine state's name (the rules'
+        :class:`~engine.fight.Mover`)."""
+        return self.speed_effective_ft
 
     def to_dict(self) -> dict[str, Any]:
         out = self.static.to_dict()
@@ -402,6 +413,26 @@ class Observation:
         #: what builds :attr:`legal_options` (the loop hands it; the view does not import it)
         self._menu = menu
         self._options: tuple[Option, ...] | None = None
+
+    # -- the rules' Situation (engine.fight.Situation) --------------------------
+    def target(self, target_id: str | None) -> CombatantView | None:
+        """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""
+        if target_id is None:
+            return None
+        return self._by_id.get(target_id)
+
+    def occupied_for(self, actor: CombatantView) -> set[Cell]:
+        """Anchors ``actor`` may not end a move on (:meth:`blockers` for the actor)."""
+        if actor is self.actor:
+            return self.blockers()[0]
+        return self._blocked_for(actor, self._occupied(actor.id, sharer=actor))
+
+    def hostile_for(self, actor: CombatantView) -> set[Cell]:
+        """Anchors ``actor`` may not enter (:meth:`blockers` for the actor)."""
+        if actor is self.actor:
+            return self.blockers()[1]
+        allies = [c.id for c in self.combatants if c.side == actor.side]
+        return self._blocked_for(actor, self._occupied(*allies, sharer=actor))
 
     # -- combatants ---------------------------------------------------------
     def combatant(self, ident: str) -> CombatantView:

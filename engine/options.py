@@ -29,8 +29,8 @@ deployment order, then the non-targeted ones:
   disabled combatant's restricted withdraw (when it moves at least a square);
 * ``tumble:<target>`` — a tumbling move toward the target (half speed,
   Acrobatics against each threatening enemy's CMD instead of provoking),
-  offered to a creature with a rank of Acrobatics standing in a threatened
-  square, when it moves at least a square;
+  offered to a creature with a rank of Acrobatics some square of whose space
+  is threatened, when it moves at least a square;
 * ``hide`` — a Stealth check (move action), offered when some active enemy
   lacks direct sight of the actor (cover, concealment, blinded);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
@@ -75,8 +75,10 @@ from engine.actions import (
     WithdrawAction,
 )
 from engine.attack import engaged_friend
-from engine.maps import Cell, GameMap
-from engine.movement import move_toward, run_path, step_toward, withdraw_path
+from engine.grid import Path
+from engine.maps import GameMap
+from engine.movement import run_path, step_toward, withdraw_path
+from engine.moves import verify_move
 from engine.observation import Observation
 from engine.reach import attack_reason, weapon_for
 from engine.skills import trained
@@ -185,26 +187,22 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     return out
 
 
-def _tumble_options(
-    obs: Observation, gmap: GameMap, occupied: set[Cell], hostile: set[Cell]
-) -> list[Option]:
-    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling)."""
+def _tumble_options(obs: Observation, gmap: GameMap) -> list[Option]:
+    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling):
+    the path is the one the engine walks (:func:`engine.moves.verify_move`)."""
     me = obs.actor
-    r, c = gmap.rc(me.cell)
-    if not trained(me.static.profile, "Acrobatics") or not obs.threatened[r][c]:
+    if not trained(me.profile, "Acrobatics") or not obs.threatened_at(me.cell, me.space):
         return []
-    half = (me.speed_effective_ft // 10) * 5
     out: list[Option] = []
     for enemy in obs.enemies():
-        walked = move_toward(
-            gmap, me.cell, enemy.cell, me.attacks, half, occupied=occupied, hostile=hostile
-        )
-        if walked.cells:
+        action = MoveAction(target_id=enemy.id, tumble=True)
+        walked = verify_move(gmap, obs, me, action)
+        if isinstance(walked, Path) and walked.cells:
             out.append(
                 Option(
                     f"tumble:{enemy.id}",
                     f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
-                    (MoveAction(target_id=enemy.id, tumble=True),),
+                    (action,),
                     walked.cells,
                 )
             )
@@ -349,7 +347,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     ran.cells,
                 )
             )
-    out += _tumble_options(obs, gmap, occupied, hostile)
+    out += _tumble_options(obs, gmap)
     retreat = withdraw_path(
         gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
     )
