@@ -28,6 +28,7 @@ from engine.fight import C, FightState, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
 from engine.movement import (
+    ChargeResult,
     charge_path,
     move_toward,
     path_to_destination,
@@ -229,29 +230,44 @@ def distance(fight: FightState, a: CombatantState, b: CombatantState) -> int:
     return max(dr, dc) + min(dr, dc) // 2
 
 
-def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) -> ActionResult:
-    target = fight.target(action.target_id)
+def verify_charge(
+    gmap: GameMap, s: Situation[C], actor: C, target_id: str | None, weapon_id: str | None = None
+) -> ChargeResult:
+    """Whether ``actor`` may charge ``target_id`` (with the melee attack
+    ``weapon_id``, or the first that can), along which line and with which
+    attack, or why not: the one judgement of the engine (:func:`do_charge`) and
+    of the Observation (:meth:`~engine.observation.Observation.charge`, which
+    the menu and the policies read). The line is
+    :func:`engine.movement.charge_path`'s.
+    """
+    target = s.target(target_id)
     if target is None:
-        return ActionResult("charge", False, Reason.MISSING_TARGET)
+        return ChargeResult(False, Reason.MISSING_TARGET)
     if not target.active:
-        return ActionResult("charge", False, Reason.TARGET_DOWN)
+        return ChargeResult(False, Reason.TARGET_DOWN)
     attacks = actor.attacks
-    if action.weapon_id is not None:
-        attacks = tuple(a for a in attacks if a.id == action.weapon_id and a.is_melee)
+    if weapon_id is not None:
+        attacks = tuple(a for a in attacks if a.id == weapon_id and a.is_melee)
         if not attacks:
-            return ActionResult("charge", False, Reason.WEAPON_UNAVAILABLE)
-    res = charge_path(
-        fight.gmap,
-        actor.pos,
-        target.pos,
+            return ChargeResult(False, Reason.WEAPON_UNAVAILABLE)
+    return charge_path(
+        gmap,
+        actor.cell,
+        target.cell,
         attacks,
         actor.speed_ft,
-        fight.occupied_for(actor),
+        s.occupied_for(actor),
         actor.space,
         target.space,
     )
+
+
+def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) -> ActionResult:
+    """Verify the charge (:func:`verify_charge`), walk its line, then attack at +2."""
+    res = verify_charge(fight.gmap, fight, actor, action.target_id, action.weapon_id)
     if not res.ok or res.path is None or res.attack is None:
         return ActionResult("charge", False, res.reason)
+    target = fight.by_id[action.target_id or ""]
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, res.path.cells, "charge"):
         return ActionResult("charge", True)  # fell to an attack of opportunity

@@ -25,13 +25,13 @@ from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import (
     ChargeResult,
     can_withdraw_from,
-    charge_path,
     move_toward,
     path_to_destination,
     path_toward,
     step_allowed,
     step_toward,
 )
+from engine.moves import verify_charge
 from engine.reach import (
     attack_reason,
     body_cover,
@@ -639,20 +639,11 @@ class Observation:
         return body_distance_ft(self._gmap, me.cell, me.space, tgt.cell, tgt.space)
 
     def charge(self, target_id: str) -> ChargeResult:
-        """Charge feasibility against ``target_id`` (same rule as the engine)."""
+        """Charge feasibility against ``target_id``: the engine's own judgement
+        (:func:`engine.moves.verify_charge`, with the first attack that can)."""
         res = self._charge.get(target_id)
         if res is None:
-            me, tgt = self.actor, self._by_id[target_id]
-            res = charge_path(
-                self._gmap,
-                me.cell,
-                tgt.cell,
-                me.attacks,
-                me.speed_effective_ft,
-                self.blockers()[0],
-                me.space,
-                tgt.space,
-            )
+            res = verify_charge(self._gmap, self, self.actor, target_id)
             self._charge[target_id] = res
         return res
 

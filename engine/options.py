@@ -2,10 +2,13 @@
 
 Like the action mask of game environments (PettingZoo, OpenSpiel), the menu lets
 a policy choose among moves the engine will accept instead of guessing them.
-Every option is built with the same rule functions the engine uses to resolve
-actions (weapon reach, charge line, 5-foot step, move path), so choosing one
-never produces an engine rejection. Ids are stable strings: the same situation
-always gives the same ids in the same order.
+A tumble, a charge, an aid another and a hide are offered when the engine's own
+``verify_x`` (:func:`engine.moves.verify_move`, :func:`~engine.moves.verify_charge`,
+:func:`engine.readiness.verify_aid`, :func:`engine.stealth.verify_hide`) accepts
+them, with the path of its plan; the other options are built with the same rule
+functions the engine uses to resolve actions (weapon reach, 5-foot step, move
+path), so choosing one never produces an engine rejection. Ids are stable
+strings: the same situation always gives the same ids in the same order.
 
 A prone combatant gets ``stand_up``, ``stand_attack:<target>:<weapon>`` (stand
 up, then one attack), ``attack:<target>:<weapon>`` from the ground at −4,
@@ -67,6 +70,7 @@ from engine.actions import (
     Option,
     ReadyAction,
     ReadyTrigger,
+    Reason,
     RepairWeaponAction,
     RunAction,
     StandUpAction,
@@ -74,15 +78,15 @@ from engine.actions import (
     WaitAction,
     WithdrawAction,
 )
-from engine.attack import engaged_friend
 from engine.grid import Path
 from engine.maps import GameMap
 from engine.movement import run_path, step_toward, withdraw_path
 from engine.moves import verify_move
 from engine.observation import Observation
-from engine.reach import attack_reason, weapon_for
+from engine.reach import attack_reason
+from engine.readiness import AidPlan, verify_aid
 from engine.skills import trained
-from engine.stealth import sees_directly
+from engine.stealth import verify_hide
 
 
 def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
@@ -146,19 +150,15 @@ _AID_MODES: tuple[tuple[Literal["attack", "ac"], str], ...] = (
 
 def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     """Aid another (per ally, per enemy engaged with it in the actor's melee
-    reach, per mode) and ready (per trigger that can happen)."""
+    reach, per mode: :func:`engine.readiness.verify_aid`) and ready (per
+    trigger that can happen)."""
     me = obs.actor
     out: list[Option] = []
     allies = obs.allies()
     enemies = obs.enemies()
     for ally in allies:
         for enemy in enemies:
-            melee = weapon_for(
-                gmap, me.cell, enemy.cell, me.attacks, melee_only=True, ks=me.space, kt=enemy.space
-            )[0]
-            if melee is None:
-                continue
-            if engaged_friend(gmap, me, enemy, (ally,)) is None:
+            if not isinstance(verify_aid(gmap, obs, me, ally.id, enemy.id), AidPlan):
                 continue
             for mode, what in _AID_MODES:
                 out.append(
@@ -210,13 +210,11 @@ def _tumble_options(obs: Observation, gmap: GameMap) -> list[Option]:
 
 
 def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
-    """``hide`` when some active enemy lacks direct sight of the actor (engine.stealth)."""
-    me = obs.actor
-    mine = me.static.profile.conditions
-    for enemy in obs.enemies():
-        if not sees_directly(gmap, enemy.cell, enemy.static.profile.conditions, me.cell, mine):
-            return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
-    return []
+    """``hide`` when some active enemy lacks direct sight of the actor
+    (:func:`engine.stealth.verify_hide`)."""
+    if isinstance(verify_hide(gmap, obs, obs.actor), Reason):
+        return []
+    return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
