@@ -316,8 +316,9 @@ def reorder(options: tuple[Any, ...], obs: Observation, seed: int) -> tuple[Any,
     return tuple(shuffled)
 
 
-#: how the model names the option it chooses: by the menu's number, or by
-#: copying the option's text (:func:`answer_keys`)
+#: how the model answers (see the module docstring): it rates every option
+#: (``rating``), or names the one it chooses by the menu's number (``number``) or
+#: by copying its text (``label``; :func:`answer_keys`)
 ANSWER_MODES = ("number", "label", "rating")
 #: the forced start of a rating answer (``answer="rating"``)
 RATING_PREFILL = '{"note": "'
@@ -404,7 +405,7 @@ class LLMPolicy:
         if answer not in ANSWER_MODES:
             raise ValueError(f"answer: {answer!r} not in {ANSWER_MODES}")
         self.model = model
-        #: the model names its choice by number or by the option's text
+        #: ``rating`` (every option rated), ``number`` or ``label`` (one named)
         self.answer = answer
         #: shows the options in a seeded order (the position-bias check)
         self.order_seed = order_seed
