@@ -21,7 +21,9 @@ encounter, round cap 3). Full-size run (documented in the README):
 --round-cap 6``.
 
 Usage: ``uv run python bench/bench_tactics.py [--model local] [--model local:qwen-0.5b]
-[--fights 2] [--round-cap 3] [--seed 1] [--only 1 3]``.
+[--fights 2] [--round-cap 3] [--seed 1] [--only 1 3] [--answer rating|number|label]
+[--skip-bias]`` (``--answer``: the policy's answer mode, ``rating`` by default as in
+play; ``--skip-bias``: the fights' figures only, without asking again).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from engine.runner import play_fight  # noqa: E402
 from engine.stats import wilson_interval, win_rate_band  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
-from policies.llm import ANSWER_MODES, LLMPolicy, position_bias  # noqa: E402
+from policies.llm import ANSWER_MODES, BiasCheck, LLMPolicy, position_bias  # noqa: E402
 from policies.tactics import option_figures  # noqa: E402
 
 Z95 = 1.959964
@@ -170,9 +172,12 @@ def run_model(spec: str, args: argparse.Namespace) -> dict[str, Any]:
         print(f"{name} : LLM {band(wins, len(seeds))} ; heuristique à sa place {band(ref, 200)}")
         out["encounters"].append({"name": name, "llm_wins": wins, "fights": len(seeds),
                                   "heuristic_wins": ref, "heuristic_fights": 200})  # fmt: skip
-    check = position_bias(
-        model, spy.observations, seed=args.seed, known=spy.chosen, answer=args.answer
-    )
+    if args.skip_bias:  # the fights' figures only
+        check = BiasCheck(())
+    else:
+        check = position_bias(
+            model, spy.observations, seed=args.seed, known=spy.chosen, answer=args.answer
+        )
     c = counts
     rate = check.rate
     shown = "—" if rate is None else f"{100 * rate:.0f} %"
@@ -217,9 +222,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", type=int, nargs="*", help="numéros des rencontres (1 2 3)")
     parser.add_argument(
-        "--answer", choices=ANSWER_MODES, default="number",
+        "--answer", choices=ANSWER_MODES, default="rating",
         help="le modèle répond par le numéro de l'option ou recopie son texte",
     )  # fmt: skip
+    parser.add_argument(
+        "--skip-bias", action="store_true", help="sans le contrôle du biais de position"
+    )
     parser.add_argument("--json", type=Path, help="écrit aussi les chiffres dans ce fichier")
     args = parser.parse_args()
     models = args.model or ["local", "local:qwen-0.5b"]
