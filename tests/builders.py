@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.battle import Battle
 from engine.creatures import CombatantProfile, parse_combatant
 from engine.maps import GameMap, parse_map
-from engine.rng import Rng, ScriptedRng
+from engine.rng import Rng, ScriptedDice, ScriptedRng
 from engine.state import CombatantState
 from policies import HeuristicPolicy
 
@@ -112,13 +112,15 @@ def state(
 def battle(
     gmap: GameMap,
     combatants: list[CombatantState],
-    rng: Rng | Sequence[int],
+    rng: Rng | Sequence[int] | Mapping[str, Sequence[int]],
     *,
     record: bool = True,
     round_cap: int = 100,
     policies: Any = None,
 ) -> Battle:
-    if not hasattr(rng, "die"):
+    if isinstance(rng, Mapping):
+        rng = ScriptedDice(rng)
+    elif not hasattr(rng, "die"):
         rng = ScriptedRng(rng)  # type: ignore[arg-type]
     sides: list[str] = []
     for c in combatants:
