@@ -167,39 +167,3 @@ class ScriptedDice:
     def left(self, kind: str) -> int:
         """How many dice of ``kind`` are left."""
         return len(self._script.get(kind, ()))
-
-
-class ScriptedRng:
-    """Dice read from one positional tape (being replaced by :class:`ScriptedDice`).
-
-    Each call consumes the next value, which must fit the die asked for; the
-    kind is not read.
-
-    >>> rng = ScriptedRng([20, 3])
-    >>> rng.die(20, "attack"), rng.die(4, "damage")
-    (20, 3)
-    """
-
-    __slots__ = ("_pos", "_values")
-
-    def __init__(self, values: Iterable[int]) -> None:
-        self._values = list(values)
-        self._pos = 0
-
-    def die(self, sides: int, kind: str) -> int:
-        if self._pos >= len(self._values):
-            raise DiceScriptError(
-                f"ScriptedRng exhausted after {self._pos} dice (asked for a d{sides})"
-            )
-        value = self._values[self._pos]
-        if not 1 <= value <= sides:
-            raise DiceScriptError(
-                f"scripted value #{self._pos} is {value}, impossible on a d{sides}"
-            )
-        self._pos += 1
-        return value
-
-    @property
-    def remaining(self) -> int:
-        """How many scripted values are left."""
-        return len(self._values) - self._pos
