@@ -250,16 +250,6 @@ def test_unknown_pack_and_bad_dice() -> None:
         parse_pack(text, "essai.yaml")
 
 
-def test_doctests() -> None:
-    import doctest
-
-    import engine.checks
-    import engine.packs
-
-    for module in (engine.checks, engine.packs):
-        assert doctest.testmod(module).failed == 0
-
-
 # -- property: mutated packs load or raise DataError, nothing else --------------------------
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-200, 200) | st.text(max_size=8),
