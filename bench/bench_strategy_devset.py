@@ -112,7 +112,7 @@ class Watch:
         enemies = obs.enemies()
         allies = [a for a in obs.allies() if a.active]
         if not self.contact and (
-            any(obs.threatened_at(a.cell) for a in (*allies, me))
+            any(obs.threatened_at(a.cell, a.space) for a in (*allies, me))
             or any(obs.distance_ft(e.id) <= 5 for e in enemies)
         ):
             self.contact = True

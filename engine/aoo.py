@@ -1,9 +1,9 @@
 """Attacks of opportunity (SRD « Attacks of Opportunity »).
 
-* **Who threatens**: an active combatant threatens every square it could make a
-  melee attack into (:func:`engine.reach.threat_weapon`): its reach, minus a
-  reach weapon's dead zone, with line of effect. Ranged attacks threaten
-  nothing.
+* **Who threatens**: the one threat rule, :func:`engine.reach.threat` — an
+  active combatant threatens every square it could make a melee attack into:
+  its reach, minus a reach weapon's dead zone, with line of effect. Ranged
+  attacks and a zero reach threaten nothing.
 * **Triggers modelled here**:
 
   - leaving a threatened square (move, charge, withdraw after its first square;
@@ -38,11 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.attack import may_threaten, resolve_swing, total_concealment
+from engine.attack import resolve_swing, total_concealment
 from engine.creatures import AttackProfile
 from engine.fight import FightState
 from engine.maps import Cell
-from engine.reach import body_cover, threat_weapon
+from engine.reach import body_cover, threat
 from engine.space import footprint
 from engine.state import CombatantState
 
@@ -71,15 +71,13 @@ def opportunities(
             continue
         if movement and enemy.id in mover.provoked_by:
             continue
-        ke, km = enemy.space, mover.space
-        if not may_threaten(gmap, enemy.pos, cell, enemy.profile.threat_reach_ft, ke, km):
-            continue
-        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks, ke, km)
+        km = mover.space
+        weapon = threat(gmap, enemy, cell, km)
         if weapon is None:
             continue
         blocked = (
             "abri"
-            if body_cover(gmap, enemy.pos, ke, cell, km, weapon)
+            if body_cover(gmap, enemy.pos, enemy.space, cell, km, weapon)
             else "camouflage total"
             if total_concealment(enemy, mover)
             else None
@@ -150,7 +148,7 @@ def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bo
             continue
         if enemy.aoo_used >= enemy.profile.aoo_per_round:
             continue
-        weapon = threat_weapon(gmap, enemy.pos, cell, enemy.attacks, enemy.space, 1)
+        weapon = threat(gmap, enemy, cell)
         if weapon is None:
             continue
         if total_concealment(enemy, mover):
@@ -168,28 +166,25 @@ def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bo
 
 def threat_possible(fight: FightState, actor: CombatantState, *, movement: bool = True) -> bool:
     """Cheap pre-check: some enemy with an AoO left threatens the actor's square
-    (and, for movement, was not provoked by this actor's movement this round)."""
+    (:func:`engine.reach.threat`; for movement, one not yet provoked by this
+    actor's movement this round): whether :func:`opportunities` may yield."""
     gmap = fight.gmap
     pos = actor.pos
     w = gmap.width
     pr, pc = divmod(pos, w)
     side = actor.side
-    km = actor.profile.space
+    km = actor.space
     for enemy in fight.combatants:
+        if enemy.side == side:
+            continue
         prof = enemy.profile
-        reach = prof.threat_reach_ft
-        if reach == 0 or enemy.side == side or not enemy.active:
-            continue
-        ep = enemy.pos
-        ke = prof.space
-        # cheap necessary condition first (see engine.attack.may_threaten)
-        if ke == 1 and km == 1:
-            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > reach:
+        if km == 1 and enemy.space == 1:
+            # threat's own first test, inlined: most enemies are out of reach
+            ep = enemy.pos
+            if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > prof.threat_reach_ft:
                 continue
-        elif not may_threaten(gmap, ep, pos, reach, ke, km):
-            continue
         if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
             continue
-        if threat_weapon(gmap, ep, pos, enemy.attacks, ke, km) is not None:
+        if threat(gmap, enemy, pos, km) is not None:
             return True
     return False

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
@@ -28,7 +27,7 @@ from engine.life import apply_damage, apply_nonlethal
 from engine.los import flanks
 from engine.maps import Cell, GameMap
 from engine.packs import D20_ATTACK
-from engine.reach import body_cover, range_penalty, threat_weapon
+from engine.reach import Presence, body_cover, range_penalty, threatens
 from engine.rng import Rng, RollKind
 from engine.space import body_deltas, body_distance_ft, top_elevation
 from engine.state import CombatantState
@@ -102,49 +101,6 @@ SHOOTING_INTO_MELEE = -4
 INTO_MELEE_CLEAR_FT = 10
 
 
-class Presence(Protocol):
-    """What the melee-position rules read of a creature: a runtime
-    :class:`~engine.state.CombatantState` or an Observation's view of one."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def side(self) -> str: ...
-    @property
-    def active(self) -> bool: ...
-    @property
-    def cell(self) -> Cell: ...
-    @property
-    def attacks(self) -> tuple[AttackProfile, ...]: ...
-    @property
-    def threat_reach_ft(self) -> int: ...
-    @property
-    def space(self) -> int: ...
-
-
-def may_threaten(
-    gmap: GameMap, src: Cell, dst: Cell, reach_ft: int, ks: int = 1, kt: int = 1
-) -> bool:
-    """Cheap necessary condition for a threat: within ``reach_ft`` squares' span
-    (between the nearest squares of spaces of ``ks`` and ``kt`` squares)."""
-    if ks == 1 and kt == 1:
-        w = gmap.width
-        return 5 * max(abs(src // w - dst // w), abs(src % w - dst % w)) <= reach_ft
-    return 5 * max(body_deltas(gmap, src, ks, dst, kt)) <= reach_ft
-
-
-def threatens(gmap: GameMap, creature: Presence, dst: Cell, kt: int = 1) -> bool:
-    """Whether ``creature`` threatens square ``dst`` (:func:`engine.reach.threat_weapon`),
-    or some square of a ``kt × kt`` space anchored there."""
-    reach = creature.threat_reach_ft
-    ks = creature.space
-    return (
-        reach > 0
-        and may_threaten(gmap, creature.cell, dst, reach, ks, kt)
-        and threat_weapon(gmap, creature.cell, dst, creature.attacks, ks, kt) is not None
-    )
-
-
 def flanking_ally(
     gmap: GameMap, actor: Presence, target: Cell, creatures: Iterable[Presence], kt: int = 1
 ) -> str | None:
@@ -160,7 +116,6 @@ def flanking_ally(
         if (
             ally.id != actor.id
             and ally.side == actor.side
-            and ally.active
             and threatens(gmap, ally, target, kt)
             and flanks(gmap, actor.cell, ally.cell, target, (actor.space, ally.space, kt))
         ):
@@ -423,7 +378,7 @@ def target_ac(
 ) -> tuple[int, list[str]]:
     """Effective AC against this attack and the French notes explaining it."""
     gmap = fight.gmap
-    spec_ac = target.profile.spec.ac
+    base_ac = target.profile.ac
     notes: list[str] = []
     # SRD « Throw Splash Weapon »: a ranged touch attack, whatever the file's kind
     touch = attack.kind == "touch" or attack.spec.splash is not None
@@ -432,14 +387,14 @@ def target_ac(
             body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
             <= attack.range_increment_ft
         )
-    ac = spec_ac.touch if touch else spec_ac.total
+    ac = base_ac.touch if touch else base_ac.total
     if touch:
         notes.append("contact")
     blind_to = unseen(actor, target)
     if blind_to or (target.running and "run" not in target.profile.features):
         # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
         # the AC without it
-        lost = max(0, spec_ac.total - spec_ac.flat_footed)
+        lost = max(0, base_ac.total - base_ac.flat_footed)
         ac -= lost
         if lost:
             notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")

@@ -22,7 +22,7 @@ PF1e is one pack among others; its mechanics take the same short path as before
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -52,12 +52,135 @@ class CheckError(Pf1eSimError):
     advantage on a pack without it, too many bonus dice, an unknown success level."""
 
 
+class BonusType(StrEnum):
+    """The type of a bonus or penalty (CRB « Bonus Types », Chapter 9 « Magic »;
+    the bonus descriptions of the Glossary). The type decides what stacks with
+    what (:func:`stack`); the value is the identifier written in files and JSON.
+
+    A size modifier is typed :attr:`SIZE`; an ability modifier (Dex to AC, Str to
+    attack) has no bonus type and is :attr:`UNTYPED`, with the ability as its
+    source. An enhancement bonus *to* armor, a shield or natural armor raises that
+    bonus (CRB « Armor Class », « Magic Armor »): it belongs to the armor, shield or
+    natural armor value, not to :attr:`ENHANCEMENT`, so that a +1 chain shirt and
+    *barkskin* still stack.
+    """
+
+    UNTYPED = "untyped"
+    ALCHEMICAL = "alchemical"
+    ARMOR = "armor"
+    CIRCUMSTANCE = "circumstance"
+    COMPETENCE = "competence"
+    DEFLECTION = "deflection"
+    DODGE = "dodge"
+    ENHANCEMENT = "enhancement"
+    INHERENT = "inherent"
+    INSIGHT = "insight"
+    LUCK = "luck"
+    MORALE = "morale"
+    NATURAL_ARMOR = "natural_armor"
+    PROFANE = "profane"
+    RACIAL = "racial"
+    RESISTANCE = "resistance"
+    SACRED = "sacred"
+    SHIELD = "shield"
+    SIZE = "size"
+    TRAIT = "trait"
+
+
+#: Types whose modifiers from different sources add (CRB « Bonus Types »: « With
+#: the exception of dodge bonuses, most circumstance bonuses, and racial bonuses,
+#: only the better bonus of a given type works »; « Bonuses without a type always
+#: stack, unless they are from the same source »). Every other type keeps only its
+#: best bonus and its worst penalty.
+STACKING_TYPES = frozenset(
+    {BonusType.UNTYPED, BonusType.DODGE, BonusType.CIRCUMSTANCE, BonusType.RACIAL}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Modifier:
-    """A signed bonus or penalty and where it comes from (``"bonus d'attaque"``)."""
+    """A signed bonus or penalty, where it comes from (``"bonus d'attaque"``) and
+    its PF1e bonus type (untyped unless said otherwise).
+
+    ``source`` names the effect: two modifiers of the same source and type are the
+    same effect applied twice and do not stack (:func:`stack`).
+
+    >>> Modifier(2, "flanc")
+    Modifier(2, 'flanc')
+    >>> Modifier(4, "armure du mage", BonusType.ARMOR)
+    Modifier(4, 'armure du mage', BonusType.ARMOR)
+    """
 
     value: int
     source: str
+    type: BonusType = BonusType.UNTYPED
+
+    def __repr__(self) -> str:
+        if self.type is BonusType.UNTYPED:
+            return f"Modifier({self.value!r}, {self.source!r})"
+        return f"Modifier({self.value!r}, {self.source!r}, BonusType.{self.type.name})"
+
+
+def stack(modifiers: Iterable[Modifier]) -> tuple[Modifier, ...]:
+    """The modifiers that apply together to one check or statistic, by the PF1e
+    stacking rules; their values add up to the total.
+
+    - Bonuses of the same type do not stack: only the best applies (CRB « Bonus
+      Types », « Combining Magical Effects »: « two bonuses of the same type don't
+      generally stack »).
+    - Except dodge bonuses (CRB « Armor Class »: « Unlike most sorts of bonuses,
+      dodge bonuses stack with each other »), circumstance and racial bonuses
+      (« most circumstance bonuses, and racial bonuses ») and untyped bonuses
+      (« Bonuses without a type always stack, unless they are from the same
+      source »): these add when their sources differ.
+    - Penalties follow the same principle (« a character taking two or more
+      penalties of the same type applies only the worst one, although most
+      penalties have no type and thus always stack »): untyped penalties add,
+      a typed penalty keeps only the worst of its type.
+    - The same effect twice never stacks (« Same Effect More than Once in
+      Different Strengths »: only the strongest applies): among modifiers of one
+      source and one type, only the best bonus and the worst penalty are kept.
+    - Bonuses and penalties stack with one another (CRB « Stacking »), of the same
+      type or not. A zero counts as a bonus.
+
+    Deterministic: the kept modifiers come in their input order; between equal
+    values the first one is kept.
+
+    >>> ARMOR, DODGE = BonusType.ARMOR, BonusType.DODGE
+    >>> mods = [Modifier(2, "armure de cuir", ARMOR), Modifier(4, "armure du mage", ARMOR),
+    ...         Modifier(1, "Esquive", DODGE), Modifier(1, "rapidité", DODGE)]
+    >>> [m.source for m in stack(mods)]
+    ['armure du mage', 'Esquive', 'rapidité']
+    >>> stack([Modifier(-2, "secoué"), Modifier(-1, "enchevêtré"), Modifier(-2, "secoué")])
+    (Modifier(-2, 'secoué'), Modifier(-1, 'enchevêtré'))
+    """
+    mods = tuple(modifiers)
+    if len(mods) < 2:
+        return mods
+    # one kept index per group: (type, sign) for a non-stacking type, (type, sign,
+    # source) for a stacking one
+    kept: dict[tuple[BonusType, bool, str | None], int] = {}
+    for i, mod in enumerate(mods):
+        penalty = mod.value < 0
+        key = (mod.type, penalty, mod.source if mod.type in STACKING_TYPES else None)
+        j = kept.get(key)
+        if j is None or (mod.value < mods[j].value if penalty else mod.value > mods[j].value):
+            kept[key] = i
+    if len(kept) == len(mods):
+        return mods
+    return tuple(mods[i] for i in sorted(kept.values()))
+
+
+def stacked_total(modifiers: Iterable[Modifier]) -> int:
+    """The sum of :func:`stack` (``modifiers`` as they combine).
+
+    >>> MORALE = BonusType.MORALE
+    >>> stacked_total([Modifier(1, "bénédiction", MORALE), Modifier(2, "rage", MORALE)])
+    2
+    >>> stacked_total([Modifier(2, "flanc"), Modifier(2, "aide"), Modifier(-4, "à terre")])
+    0
+    """
+    return sum(m.value for m in stack(modifiers))
 
 
 #: level names given to critical results (shown in records and explanations)
@@ -519,7 +642,7 @@ class RollRecord:
             "dice": list(self.dice),
             "edge": self.edge,
             "natural": self.natural,
-            "modifiers": [{"value": m.value, "source": m.source} for m in self.modifiers],
+            "modifiers": [_modifier_dict(m) for m in self.modifiers],
             "comparison": "under" if self.under else "over",
             "total": self.total,
             "target": self.target,
@@ -530,6 +653,13 @@ class RollRecord:
             "level": self.level,
             "required_level": self.required,
         }
+
+
+def _modifier_dict(mod: Modifier) -> dict[str, object]:
+    """A modifier as JSON: ``type`` only when it has one (untyped is the default)."""
+    if mod.type is BonusType.UNTYPED:
+        return {"value": mod.value, "source": mod.source}
+    return {"value": mod.value, "source": mod.source, "type": mod.type.value}
 
 
 def check(

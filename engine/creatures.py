@@ -2,7 +2,9 @@
 
 Values are **final** stat-block values: AC and ``attack_bonus`` already include
 the size modifier, exactly as printed in a bestiary. The engine never re-applies
-size to attacks or AC.
+size to attacks or AC. The AC may be given by its three totals, by its
+components (« +2 armor, +2 Dex, +1 shield, +1 size ») or both
+(:class:`ACProfile`); the engine plays the :class:`ACBreakdown` compiled from it.
 
 Monsters and player characters share the schema. A combatant is a player
 character (PC) when ``pc`` is ``true``, or — for files converted from Foundry
@@ -14,12 +16,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from engine.checks import BonusType, Modifier
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
 from engine.space import VERY_SMALL, space_of
@@ -75,10 +78,247 @@ class AbilityScores(StrictModel):
     cha_score: int | None = Field(default=None, ge=0, le=99)
 
 
+#: CRB Table 8-1 « Size Modifiers »: the size modifier to AC (and attack rolls)
+SIZE_MODIFIER = {
+    "Fine": 8,
+    "Diminutive": 4,
+    "Tiny": 2,
+    "Small": 1,
+    "Medium": 0,
+    "Large": -1,
+    "Huge": -2,
+    "Gargantuan": -4,
+    "Colossal": -8,
+}
+
+#: the components of an AC, in stat-block order (:class:`ACBreakdown`)
+AC_COMPONENTS = (
+    "armor",
+    "shield",
+    "natural_armor",
+    "deflection",
+    "dex",
+    "dodge",
+    "size",
+    "other",
+)
+AC_TOTALS = ("total", "touch", "flat_footed")
+
+#: French source of each component's :class:`~engine.checks.Modifier` and its bonus type
+_AC_MODIFIERS = {
+    "armor": ("armure", BonusType.ARMOR),
+    "shield": ("bouclier", BonusType.SHIELD),
+    "natural_armor": ("armure naturelle", BonusType.NATURAL_ARMOR),
+    "deflection": ("parade", BonusType.DEFLECTION),
+    "dex": ("Dex", BonusType.UNTYPED),
+    "dodge": ("esquive", BonusType.DODGE),
+    "size": ("taille", BonusType.SIZE),
+    "other": ("autres", BonusType.UNTYPED),
+}
+_DERIVED_ARMOR = "armure, bouclier et armure naturelle"
+
+
+@dataclass(frozen=True, slots=True)
+class ACBreakdown:
+    """An Armor Class as its components (CRB « Armor Class »: 10 + armor bonus +
+    shield bonus + Dexterity modifier + other modifiers), each the stacked value of
+    its kind as a stat block prints it (« +2 armor, +2 Dex, +1 shield, +1 size »).
+    An enhancement bonus to armor, a shield or natural armor is part of that value.
+
+    The three totals follow and are stored (read on every attack):
+
+    - ``total``: 10 + every component;
+    - ``touch``: without armor, shield and natural armor (CRB « Touch Attacks »);
+    - ``flat_footed``: without the Dexterity *bonus* (a Dex penalty still applies)
+      and without dodge bonuses (CRB « Flat-Footed », « Dodge »).
+
+    ``derived`` marks a breakdown computed from a file that gives only the three
+    totals (:func:`derive_breakdown`): ``armor`` then holds armor, shield and
+    natural armor together, and ``other`` what the totals, the Dexterity modifier
+    and the size do not explain.
+
+    >>> goblin = ACBreakdown(armor=2, shield=1, dex=2, size=1)
+    >>> goblin.total, goblin.touch, goblin.flat_footed
+    (16, 13, 14)
+    >>> ACBreakdown(dex=-1, dodge=1).flat_footed
+    9
+    """
+
+    armor: int = 0
+    shield: int = 0
+    natural_armor: int = 0
+    deflection: int = 0
+    dex: int = 0
+    dodge: int = 0
+    size: int = 0
+    other: int = 0
+    derived: bool = False
+    total: int = field(init=False)
+    touch: int = field(init=False)
+    flat_footed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        total = (
+            10
+            + self.armor
+            + self.shield
+            + self.natural_armor
+            + self.deflection
+            + self.dex
+            + self.dodge
+            + self.size
+            + self.other
+        )
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "touch", total - self.armor - self.shield - self.natural_armor)
+        object.__setattr__(self, "flat_footed", total - max(self.dex, 0) - self.dodge)
+
+    def modifiers(self) -> tuple[Modifier, ...]:
+        """The non-zero components as typed modifiers, in stat-block order: the AC
+        is 10 plus their :func:`~engine.checks.stack`, so an effect's typed bonus
+        combines with them by the stacking rules.
+
+        >>> from engine.checks import stacked_total
+        >>> goblin = ACBreakdown(armor=2, shield=1, dex=2, size=1)
+        >>> spell = Modifier(4, "sort bouclier", BonusType.SHIELD)
+        >>> 10 + stacked_total(goblin.modifiers()), 10 + stacked_total((*goblin.modifiers(), spell))
+        (16, 19)
+        """
+        out: list[Modifier] = []
+        for name in AC_COMPONENTS:
+            value: int = getattr(self, name)
+            if value:
+                source, kind = _AC_MODIFIERS[name]
+                if name == "armor" and self.derived:
+                    source = _DERIVED_ARMOR
+                out.append(Modifier(value, source, kind))
+        return tuple(out)
+
+    def explain(self) -> str:
+        """The non-zero components as a stat block writes them.
+
+        >>> ACBreakdown(armor=2, shield=1, dex=2, size=1).explain()
+        '+2 armor, +1 shield, +2 dex, +1 size'
+        """
+        return ", ".join(
+            f"{value:+d} {name}" for name in AC_COMPONENTS if (value := getattr(self, name))
+        )
+
+
+def derive_breakdown(
+    total: int, touch: int, flat_footed: int, dex_mod: int, size: str
+) -> ACBreakdown:
+    """The breakdown of an AC known only by its three totals, exact by construction.
+
+    Only armor, shield and natural armor are left out of touch AC, so their sum is
+    ``total - touch`` (kept under ``armor``: the split is unknown). Only the Dex
+    bonus and dodge bonuses are left out of flat-footed AC: ``total - flat_footed``
+    is the Dex bonus (the creature's Dexterity modifier, lowered to what the file
+    shows when its armor caps it) plus dodge. The size modifier comes from the
+    size. ``other`` is the rest. In a file where touch or flat-footed AC exceeds
+    the AC (impossible by the CRB), ``armor`` or ``dodge`` comes out negative,
+    and the three totals are still reproduced exactly.
+
+    >>> b = derive_breakdown(16, 13, 14, 2, "Medium")
+    >>> b.armor, b.dex, b.dodge, b.size, b.other, (b.total, b.touch, b.flat_footed)
+    (3, 2, 0, 0, 1, (16, 13, 14))
+    """
+    size_mod = SIZE_MODIFIER[size]
+    worn = total - touch
+    lost = total - flat_footed
+    dex = dex_mod if dex_mod <= 0 else min(dex_mod, max(lost, 0))
+    dodge = lost - max(dex, 0)
+    other = total - 10 - worn - dex - dodge - size_mod
+    return ACBreakdown(armor=worn, dex=dex, dodge=dodge, size=size_mod, other=other, derived=True)
+
+
 class ACProfile(StrictModel):
-    total: int
-    touch: int
-    flat_footed: int
+    """Armor Class as a file writes it (CRB « Armor Class »): the three totals of a
+    stat block (« AC 16, touch 13, flat-footed 14 »), its components (« +2 armor,
+    +2 Dex, +1 shield, +1 size ») or both.
+
+    With components, a missing component is 0 and the missing totals are computed;
+    a total given must agree with them. Without components, the three totals are
+    required. The engine plays the :class:`ACBreakdown` compiled from it
+    (:attr:`CombatantProfile.ac`).
+    """
+
+    total: int | None = None
+    touch: int | None = None
+    flat_footed: int | None = None
+    #: armor bonus (armor worn, *mage armor*), its enhancement included
+    armor: int | None = Field(default=None, ge=0)
+    #: shield bonus, its enhancement included
+    shield: int | None = Field(default=None, ge=0)
+    #: natural armor bonus, its enhancement included (*barkskin*)
+    natural_armor: int | None = Field(default=None, ge=0)
+    deflection: int | None = Field(default=None, ge=0)
+    #: the Dexterity modifier as it applies to AC (capped by armor: the file says)
+    dex: int | None = None
+    dodge: int | None = Field(default=None, ge=0)
+    #: the size modifier (it must be the one of the creature's size)
+    size: int | None = None
+    #: every other bonus or penalty that applies to touch and flat-footed AC too
+    other: int | None = None
+
+    @property
+    def has_components(self) -> bool:
+        return any(getattr(self, name) is not None for name in AC_COMPONENTS)
+
+    def components(self) -> ACBreakdown:
+        """The breakdown of the components given (missing ones are 0)."""
+        return ACBreakdown(
+            armor=self.armor or 0,
+            shield=self.shield or 0,
+            natural_armor=self.natural_armor or 0,
+            deflection=self.deflection or 0,
+            dex=self.dex or 0,
+            dodge=self.dodge or 0,
+            size=self.size or 0,
+            other=self.other or 0,
+        )
+
+    @model_validator(mode="after")
+    def _coherent(self) -> ACProfile:
+        if not self.has_components:
+            missing = [name for name in AC_TOTALS if getattr(self, name) is None]
+            if missing:
+                names = ", ".join(f"« {name} »" for name in missing)
+                plural = "s" if len(missing) > 1 else ""
+                parts = ", ".join(AC_COMPONENTS)
+                raise ValueError(
+                    f"{names} manquant{plural} : donner « total », « touch » et "
+                    f"« flat_footed », ou les composantes de la CA ({parts})"
+                )
+            return self
+        computed = self.components()
+        for name in AC_TOTALS:
+            stated: int | None = getattr(self, name)
+            value: int = getattr(computed, name)
+            if stated is not None and stated != value:
+                raise ValueError(
+                    f"« {name} » vaut {stated} mais les composantes en donnent {value} "
+                    f"({_how(computed, name)})"
+                )
+        return self
+
+
+def _how(b: ACBreakdown, total: str) -> str:
+    """How a breakdown reaches one of its totals, for error messages."""
+    if total == "total":
+        parts = b.explain().replace(", ", " ")
+        return f"10 {parts}" if parts else "10"
+    if total == "touch":
+        left = [(v, n) for n in ("armor", "shield", "natural_armor") if (v := getattr(b, n))]
+    else:
+        left = [(v, n) for n, v in (("dex", max(b.dex, 0)), ("dodge", b.dodge)) if v]
+    return f"{b.total}" + "".join(f" − {n} {v}" for v, n in left) + " : " + _WHY[total]
+
+
+_WHY = {
+    "touch": "sans armure, bouclier ni armure naturelle",
+    "flat_footed": "sans bonus de Dextérité ni d'esquive",
+}
 
 
 class Saves(StrictModel):
@@ -277,6 +517,43 @@ class Combatant(StrictModel):
             )
         return low
 
+    @field_validator("ac")
+    @classmethod
+    def _ac(cls, value: ACProfile, info: ValidationInfo) -> ACProfile:
+        """Components must agree with the creature's size and Dexterity."""
+        if not value.has_components:
+            return value
+        size = info.data.get("size")
+        if isinstance(size, str) and size in SIZE_MODIFIER:
+            expected = SIZE_MODIFIER[size]
+            if (value.size or 0) != expected:
+                said = "manquante" if value.size is None else f"vaut {value.size:+d}"
+                raise ValueError(
+                    f"composante « size » {said} : une créature {size} a un modificateur "
+                    f"de taille de {expected:+d}"
+                )
+        abilities = info.data.get("abilities")
+        if isinstance(abilities, AbilityScores):
+            mod = ability_mod(abilities.dex_score)
+            if value.dex is None and mod:
+                why = "moins que lui si l'armure le plafonne" if mod > 0 else "un malus s'applique"
+                raise ValueError(
+                    f"composante « dex » manquante : le modificateur de Dextérité est {mod:+d} "
+                    f"(donner « dex », {why})"
+                )
+            dex = value.dex or 0
+            if mod <= 0 and dex != mod:
+                raise ValueError(
+                    f"composante « dex » : {dex:+d}, mais le modificateur de Dextérité est "
+                    f"{mod:+d} (une armure plafonne un bonus, jamais un malus)"
+                )
+            if mod > 0 and not 0 <= dex <= mod:
+                raise ValueError(
+                    f"composante « dex » : {dex:+d}, hors de 0 à {mod:+d} (le modificateur "
+                    "de Dextérité, que l'armure peut plafonner)"
+                )
+        return value
+
     @field_validator("resistances")
     @classmethod
     def _resistances(cls, value: dict[str, int]) -> dict[str, int]:
@@ -402,6 +679,9 @@ class CombatantProfile:
     con_score: int
     con_mod: int
     source_file: str | None
+    #: its Armor Class: the file's components, or derived from its totals
+    #: (:func:`ac_breakdown`); the engine reads its totals
+    ac: ACBreakdown
     #: attacks of opportunity per round: 1, or 1 + Dex modifier with Combat Reflexes
     aoo_per_round: int = 1
     #: feats and features, lower-cased, for rule checks (« precise shot » …)
@@ -461,6 +741,18 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
     )
 
 
+def ac_breakdown(spec: Combatant) -> ACBreakdown:
+    """The combatant's AC breakdown: its file's components when it gives them, else
+    :func:`derive_breakdown` from its three totals, its Dexterity and its size."""
+    ac = spec.ac
+    if ac.has_components:
+        return ac.components()
+    if ac.total is None or ac.touch is None or ac.flat_footed is None:  # pragma: no cover
+        raise AssertionError("ACProfile without components has its three totals")
+    dex_mod = ability_mod(spec.abilities.dex_score)
+    return derive_breakdown(ac.total, ac.touch, ac.flat_footed, dex_mod, spec.size)
+
+
 def compile_combatant(spec: Combatant, source_file: str | None = None) -> CombatantProfile:
     """Compile a validated combatant into its runtime profile."""
     attacks: list[AttackProfile] = []
@@ -497,6 +789,7 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         con_score=spec.abilities.con_score or 0,
         con_mod=ability_mod(spec.abilities.con_score),
         source_file=source_file,
+        ac=ac_breakdown(spec),
         aoo_per_round=aoo,
         features=features,
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),

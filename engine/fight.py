@@ -7,17 +7,24 @@ off-turn bookkeeping, the :class:`Hooks` through which an attack or a step
 reaches :mod:`engine.readiness`, and the transcript (``log`` is ``None`` when
 nobody reads it). :class:`engine.battle.Battle` owns one and plays the rounds
 and turns on it; nothing here imports the loop or the Observation.
+
+:class:`Situation` is the read-only part a ``verify_x`` function needs, which
+a ``FightState`` and an :class:`~engine.observation.Observation` both provide:
+the engine verifies an action with it before doing it, and the legal-options
+menu offers what the same function accepts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from engine.actions import Action
 from engine.checks import RollRecord
+from engine.creatures import CombatantProfile
 from engine.maps import Cell, GameMap
+from engine.reach import Presence
 from engine.rng import Rng
 from engine.space import footprint, inflate, may_share
 from engine.state import CombatantState
@@ -60,6 +67,43 @@ class Hooks:
 
 #: asks the opt-in reaction policy whether ``actor`` answers an event (set by the loop)
 React = Callable[[CombatantState, ReactionEvent], Action | None]
+
+
+class Mover(Presence, Protocol):
+    """What a ``verify_x`` function reads of a creature beyond its
+    :class:`~engine.reach.Presence`: a :class:`~engine.state.CombatantState` or
+    an Observation's view of one."""
+
+    @property
+    def profile(self) -> CombatantProfile: ...
+    @property
+    def speed_ft(self) -> int: ...
+
+
+C = TypeVar("C", bound=Mover)
+
+
+class Situation(Protocol[C]):
+    """The read-only view of a fight shared by :class:`FightState` (creatures
+    ``C`` = :class:`~engine.state.CombatantState`) and the Observation (its
+    views): what ``verify_x(gmap, situation, actor, …)`` functions read, so
+    that the menu and the engine judge an action with the same code. The map
+    is handed apart (the Observation keeps the engine's map private: policies
+    read its ``map`` view)."""
+
+    @property
+    def combatants(self) -> Sequence[C]: ...
+    def target(self, target_id: str | None) -> C | None:
+        """The creature named ``target_id`` (``None`` when unnamed or unknown)."""
+        ...
+
+    def occupied_for(self, actor: C) -> set[Cell]:
+        """Anchors ``actor`` may not end a move on."""
+        ...
+
+    def hostile_for(self, actor: C) -> set[Cell]:
+        """Anchors ``actor`` may not enter."""
+        ...
 
 
 class FightState:

@@ -24,9 +24,11 @@ from engine.actions import (
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import resolve_swing
-from engine.fight import FightState
-from engine.maps import Cell
+from engine.fight import C, FightState, Situation
+from engine.grid import Path
+from engine.maps import Cell, GameMap
 from engine.movement import (
+    ChargeResult,
     charge_path,
     move_toward,
     path_to_destination,
@@ -123,44 +125,45 @@ def enemy_on(fight: FightState, actor: CombatantState, cell: Cell) -> bool:
     return False
 
 
-def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> ActionResult:
+def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) -> Path | Reason:
+    """What the move ``action`` of ``actor`` walks (possibly nothing), or why it
+    is refused: the one judgement of the engine (:func:`do_move`) and of the
+    menu's tumbling options (:mod:`engine.options`).
+
+    Toward ``target_id`` it stops once an attack reaches the target
+    (:func:`engine.movement.move_toward`); to ``destination`` it must end there
+    (:func:`engine.movement.path_to_destination`). Both move the actor's whole
+    space. A tumble (SRD « Acrobatics »: trained only, seed §3.34) goes at half
+    speed.
+    """
     speed = actor.speed_ft
-    tumble: Tumble | None = None
-    label = "déplacement"
     if action.tumble:
-        # SRD « Acrobatics »: trained only here (seed §3.34), at half speed
         if not trained(actor.profile, "Acrobatics"):
-            return ActionResult("move", False, Reason.UNTRAINED_TUMBLE)
+            return Reason.UNTRAINED_TUMBLE
         speed = (speed // 10) * 5
-        tumble = Tumble()
-        label = "déplacement acrobatique"
-    budget = speed // 5
-    occupied = fight.occupied_for(actor)
-    hostile = fight.hostile_for(actor)
+    occupied = s.occupied_for(actor)
+    hostile = s.hostile_for(actor)
     if action.destination is not None:
         r, c = action.destination
-        if not fight.gmap.in_bounds(r, c):
-            return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
+        if not gmap.in_bounds(r, c):
+            return Reason.UNREACHABLE_DESTINATION
         path = path_to_destination(
-            fight.gmap,
-            actor.pos,
-            fight.gmap.cell(r, c),
-            budget,
+            gmap,
+            actor.cell,
+            gmap.cell(r, c),
+            speed // 5,
             occupied=occupied,
             hostile=hostile,
             k=actor.space,
         )
-        if path is None:
-            return ActionResult("move", False, Reason.UNREACHABLE_DESTINATION)
-        walk(fight, actor, path.cells, label, tumble=tumble)
-        return ActionResult("move", True)
-    target = fight.target(action.target_id)
+        return Reason.UNREACHABLE_DESTINATION if path is None else path
+    target = s.target(action.target_id)
     if target is None:
-        return ActionResult("move", False, Reason.MISSING_TARGET)
-    walked = move_toward(
-        fight.gmap,
-        actor.pos,
-        target.pos,
+        return Reason.MISSING_TARGET
+    return move_toward(
+        gmap,
+        actor.cell,
+        target.cell,
         actor.attacks,
         speed,
         occupied=occupied,
@@ -168,7 +171,17 @@ def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> Act
         k=actor.space,
         kt=target.space,
     )
-    walk(fight, actor, walked.cells, label, tumble=tumble)
+
+
+def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> ActionResult:
+    """Verify the move (:func:`verify_move`), then walk it (tumbling or not)."""
+    path = verify_move(fight.gmap, fight, actor, action)
+    if not isinstance(path, Path):
+        return ActionResult("move", False, path)
+    if action.tumble:
+        walk(fight, actor, path.cells, "déplacement acrobatique", tumble=Tumble())
+    else:
+        walk(fight, actor, path.cells, "déplacement")
     return ActionResult("move", True)
 
 
@@ -217,29 +230,44 @@ def distance(fight: FightState, a: CombatantState, b: CombatantState) -> int:
     return max(dr, dc) + min(dr, dc) // 2
 
 
-def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) -> ActionResult:
-    target = fight.target(action.target_id)
+def verify_charge(
+    gmap: GameMap, s: Situation[C], actor: C, target_id: str | None, weapon_id: str | None = None
+) -> ChargeResult:
+    """Whether ``actor`` may charge ``target_id`` (with the melee attack
+    ``weapon_id``, or the first that can), along which line and with which
+    attack, or why not: the one judgement of the engine (:func:`do_charge`) and
+    of the Observation (:meth:`~engine.observation.Observation.charge`, which
+    the menu and the policies read). The line is
+    :func:`engine.movement.charge_path`'s.
+    """
+    target = s.target(target_id)
     if target is None:
-        return ActionResult("charge", False, Reason.MISSING_TARGET)
+        return ChargeResult(False, Reason.MISSING_TARGET)
     if not target.active:
-        return ActionResult("charge", False, Reason.TARGET_DOWN)
+        return ChargeResult(False, Reason.TARGET_DOWN)
     attacks = actor.attacks
-    if action.weapon_id is not None:
-        attacks = tuple(a for a in attacks if a.id == action.weapon_id and a.is_melee)
+    if weapon_id is not None:
+        attacks = tuple(a for a in attacks if a.id == weapon_id and a.is_melee)
         if not attacks:
-            return ActionResult("charge", False, Reason.WEAPON_UNAVAILABLE)
-    res = charge_path(
-        fight.gmap,
-        actor.pos,
-        target.pos,
+            return ChargeResult(False, Reason.WEAPON_UNAVAILABLE)
+    return charge_path(
+        gmap,
+        actor.cell,
+        target.cell,
         attacks,
         actor.speed_ft,
-        fight.occupied_for(actor),
+        s.occupied_for(actor),
         actor.space,
         target.space,
     )
+
+
+def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) -> ActionResult:
+    """Verify the charge (:func:`verify_charge`), walk its line, then attack at +2."""
+    res = verify_charge(fight.gmap, fight, actor, action.target_id, action.weapon_id)
     if not res.ok or res.path is None or res.attack is None:
         return ActionResult("charge", False, res.reason)
+    target = fight.by_id[action.target_id or ""]
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, res.path.cells, "charge"):
         return ActionResult("charge", True)  # fell to an attack of opportunity

@@ -18,27 +18,28 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.actions import ActionResult, Option
-from engine.attack import flanking_ally, shoots_into_melee, threatens
+from engine.attack import flanking_ally, shoots_into_melee
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.grid import Path, distance_ft, neighbours, reachable
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import (
     ChargeResult,
     can_withdraw_from,
-    charge_path,
     move_toward,
     path_to_destination,
     path_toward,
     step_allowed,
     step_toward,
 )
+from engine.moves import verify_charge
 from engine.reach import (
     attack_reason,
     body_cover,
     body_line_of_effect,
     melee_band,
     range_penalty,
-    threat_weapon,
+    threat,
+    threatens,
     weapon_for,
 )
 from engine.space import (
@@ -100,6 +101,7 @@ class ProfileView:
 
     def to_dict(self) -> dict[str, Any]:
         spec = self.profile.spec
+        ac = self.profile.ac
         return {
             "id": self.id,
             "side": self.side,
@@ -111,7 +113,7 @@ class ProfileView:
             "creature_type": spec.creature_type,
             "alignment": spec.alignment,
             "hp_max": spec.hp_max,
-            "ac": spec.ac.model_dump(),
+            "ac": {"total": ac.total, "touch": ac.touch, "flat_footed": ac.flat_footed},
             "saves": spec.saves.model_dump(),
             "abilities": spec.abilities.model_dump(),
             "bab": spec.bab,
@@ -209,6 +211,11 @@ class CombatantView:
         return divmod(self.cell, self.width)
 
     @property
+    def profile(self) -> CombatantProfile:
+        """Its compiled creature file (as the engine's state holds it)."""
+        return self.static.profile
+
+    @property
     def threat_reach_ft(self) -> int:
         return self.static.profile.threat_reach_ft
 
@@ -245,6 +252,12 @@ class CombatantView:
         spec = self.static.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
         return (speed // 10) * 5 if self.disabled else speed
+
+    @property
+    def speed_ft(self) -> int:
+        """:attr:`speed_effective_ft`, under the engine state's name (the rules'
+        :class:`~engine.fight.Mover`)."""
+        return self.speed_effective_ft
 
     def to_dict(self) -> dict[str, Any]:
         out = self.static.to_dict()
@@ -401,6 +414,26 @@ class Observation:
         #: what builds :attr:`legal_options` (the loop hands it; the view does not import it)
         self._menu = menu
         self._options: tuple[Option, ...] | None = None
+
+    # -- the rules' Situation (engine.fight.Situation) --------------------------
+    def target(self, target_id: str | None) -> CombatantView | None:
+        """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""
+        if target_id is None:
+            return None
+        return self._by_id.get(target_id)
+
+    def occupied_for(self, actor: CombatantView) -> set[Cell]:
+        """Anchors ``actor`` may not end a move on (:meth:`blockers` for the actor)."""
+        if actor is self.actor:
+            return self.blockers()[0]
+        return self._blocked_for(actor, self._occupied(actor.id, sharer=actor))
+
+    def hostile_for(self, actor: CombatantView) -> set[Cell]:
+        """Anchors ``actor`` may not enter (:meth:`blockers` for the actor)."""
+        if actor is self.actor:
+            return self.blockers()[1]
+        allies = [c.id for c in self.combatants if c.side == actor.side]
+        return self._blocked_for(actor, self._occupied(*allies, sharer=actor))
 
     # -- combatants ---------------------------------------------------------
     def combatant(self, ident: str) -> CombatantView:
@@ -587,6 +620,11 @@ class Observation:
             self._gmap, cell, me.space, tgt.cell, tgt.space, attack, creatures=creatures
         )
 
+    def threatens(self, source_id: str, target_id: str) -> bool:
+        """Whether ``source_id`` threatens ``target_id``'s space (:func:`engine.reach.threat`)."""
+        tgt = self._by_id[target_id]
+        return threatens(self._gmap, self._by_id[source_id], tgt.cell, tgt.space)
+
     def threatening(self, cell: Cell) -> tuple[str, ...]:
         """Ids of the active enemies that threaten the actor's space were it on
         ``cell`` (leaving it, or shooting from it, provokes them), in deployment order."""
@@ -602,20 +640,11 @@ class Observation:
         return body_distance_ft(self._gmap, me.cell, me.space, tgt.cell, tgt.space)
 
     def charge(self, target_id: str) -> ChargeResult:
-        """Charge feasibility against ``target_id`` (same rule as the engine)."""
+        """Charge feasibility against ``target_id``: the engine's own judgement
+        (:func:`engine.moves.verify_charge`, with the first attack that can)."""
         res = self._charge.get(target_id)
         if res is None:
-            me, tgt = self.actor, self._by_id[target_id]
-            res = charge_path(
-                self._gmap,
-                me.cell,
-                tgt.cell,
-                me.attacks,
-                me.speed_effective_ft,
-                self.blockers()[0],
-                me.space,
-                tgt.space,
-            )
+            res = verify_charge(self._gmap, self, self.actor, target_id)
             self._charge[target_id] = res
         return res
 
@@ -743,7 +772,7 @@ class Observation:
         if tgt.side != me.side and tgt.active:
             ch = self.charge(target_id)
             charge_ok, charge_reason = ch.ok, ch.reason
-        threatens_me = tgt.active and threatens(gmap, tgt, me.cell, me.space)
+        threatens_me = threatens(gmap, tgt, me.cell, me.space)
         hostile = tgt.side != me.side and tgt.active
         creatures = self.combatants
         flanking = hostile and flanking_ally(gmap, me, tgt.cell, creatures, tgt.space) is not None
@@ -808,51 +837,46 @@ class Observation:
 
     @property
     def threatened(self) -> tuple[tuple[bool, ...], ...]:
-        """Grid of squares threatened in melee by the actor's active enemies."""
+        """Grid of squares threatened in melee by the actor's active enemies
+        (:func:`engine.reach.threat`, one square at a time; impassable squares,
+        where no creature stands, are never marked)."""
         if self._threatened is None:
             gmap = self._gmap
+            move_cost = gmap.move_cost
             grid = [[False] * gmap.width for _ in range(gmap.height)]
             for enemy in self.enemies():
                 reach = enemy.threat_reach_ft
                 if reach == 0:
                     continue
+                # the squares within reach of its space (threat's own first test)
                 span = reach // 5
                 k = enemy.space
-                own = footprint(gmap, enemy.cell, k)
                 er, ec = gmap.rc(enemy.cell)
                 for r in range(max(0, er - span), min(gmap.height, er + k + span)):
+                    row = grid[r]
                     for c in range(max(0, ec - span), min(gmap.width, ec + k + span)):
-                        cell = gmap.cell(r, c)
-                        if cell in own or gmap.move_cost[cell] == 0:
+                        if row[c]:
                             continue
-                        if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
-                            grid[r][c] = True
+                        cell = gmap.cell(r, c)
+                        if move_cost[cell] != 0 and threat(gmap, enemy, cell) is not None:
+                            row[c] = True
             self._threatened = tuple(tuple(row) for row in grid)
         return self._threatened
 
-    def threatened_at(self, cell: Cell) -> bool:
-        """``threatened`` at one square, without building the grid when it is not built."""
-        if self._threatened is not None:
-            r, c = self._gmap.rc(cell)
-            return self._threatened[r][c]
+    def threatened_at(self, cell: Cell, k: int = 1) -> bool:
+        """Whether some active enemy threatens the space of ``k`` × ``k`` squares
+        anchored on ``cell`` (:func:`engine.reach.threat`; pass the actor's
+        ``space`` to ask about the actor standing there). For one square it is
+        :attr:`threatened` there, read from the grid once it is built."""
         gmap = self._gmap
+        if k != 1:
+            return any(threatens(gmap, e, cell, k) for e in self.enemies())
+        if self._threatened is not None:
+            r, c = gmap.rc(cell)
+            return self._threatened[r][c]
         if gmap.move_cost[cell] == 0:
             return False
-        r, c = gmap.rc(cell)
-        for enemy in self.enemies():
-            reach = enemy.threat_reach_ft
-            if reach == 0:
-                continue
-            span = reach // 5
-            k = enemy.space
-            er, ec = gmap.rc(enemy.cell)
-            if not (er - span <= r < er + k + span and ec - span <= c < ec + k + span):
-                continue
-            if cell in footprint(gmap, enemy.cell, k):
-                continue
-            if threat_weapon(gmap, enemy.cell, cell, enemy.attacks, k) is not None:
-                return True
-        return False
+        return any(threat(gmap, e, cell) is not None for e in self.enemies())
 
     @property
     def ranged_threatened(self) -> tuple[tuple[bool, ...], ...]:

@@ -2,10 +2,13 @@
 
 Like the action mask of game environments (PettingZoo, OpenSpiel), the menu lets
 a policy choose among moves the engine will accept instead of guessing them.
-Every option is built with the same rule functions the engine uses to resolve
-actions (weapon reach, charge line, 5-foot step, move path), so choosing one
-never produces an engine rejection. Ids are stable strings: the same situation
-always gives the same ids in the same order.
+A tumble, a charge, an aid another and a hide are offered when the engine's own
+``verify_x`` (:func:`engine.moves.verify_move`, :func:`~engine.moves.verify_charge`,
+:func:`engine.readiness.verify_aid`, :func:`engine.stealth.verify_hide`) accepts
+them, with the path of its plan; the other options are built with the same rule
+functions the engine uses to resolve actions (weapon reach, 5-foot step, move
+path), so choosing one never produces an engine rejection. Ids are stable
+strings: the same situation always gives the same ids in the same order.
 
 A prone combatant gets ``stand_up``, ``stand_attack:<target>:<weapon>`` (stand
 up, then one attack), ``attack:<target>:<weapon>`` from the ground at −4,
@@ -29,8 +32,8 @@ deployment order, then the non-targeted ones:
   disabled combatant's restricted withdraw (when it moves at least a square);
 * ``tumble:<target>`` — a tumbling move toward the target (half speed,
   Acrobatics against each threatening enemy's CMD instead of provoking),
-  offered to a creature with a rank of Acrobatics standing in a threatened
-  square, when it moves at least a square;
+  offered to a creature with a rank of Acrobatics some square of whose space
+  is threatened, when it moves at least a square;
 * ``hide`` — a Stealth check (move action), offered when some active enemy
   lacks direct sight of the actor (cover, concealment, blinded);
 * ``drop_prone`` — lie down (+4 AC against ranged attacks, −4 in melee), offered
@@ -67,6 +70,7 @@ from engine.actions import (
     Option,
     ReadyAction,
     ReadyTrigger,
+    Reason,
     RepairWeaponAction,
     RunAction,
     StandUpAction,
@@ -74,13 +78,15 @@ from engine.actions import (
     WaitAction,
     WithdrawAction,
 )
-from engine.attack import engaged_friend
-from engine.maps import Cell, GameMap
-from engine.movement import move_toward, run_path, step_toward, withdraw_path
+from engine.grid import Path
+from engine.maps import GameMap
+from engine.movement import run_path, step_toward, withdraw_path
+from engine.moves import verify_move
 from engine.observation import Observation
-from engine.reach import attack_reason, threat_weapon
+from engine.reach import attack_reason
+from engine.readiness import AidPlan, verify_aid
 from engine.skills import trained
-from engine.stealth import sees_directly
+from engine.stealth import verify_hide
 
 
 def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
@@ -144,16 +150,15 @@ _AID_MODES: tuple[tuple[Literal["attack", "ac"], str], ...] = (
 
 def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     """Aid another (per ally, per enemy engaged with it in the actor's melee
-    reach, per mode) and ready (per trigger that can happen)."""
+    reach, per mode: :func:`engine.readiness.verify_aid`) and ready (per
+    trigger that can happen)."""
     me = obs.actor
     out: list[Option] = []
     allies = obs.allies()
     enemies = obs.enemies()
     for ally in allies:
         for enemy in enemies:
-            if threat_weapon(gmap, me.cell, enemy.cell, me.attacks, me.space, enemy.space) is None:
-                continue
-            if engaged_friend(gmap, me, enemy, (ally,)) is None:
+            if not isinstance(verify_aid(gmap, obs, me, ally.id, enemy.id), AidPlan):
                 continue
             for mode, what in _AID_MODES:
                 out.append(
@@ -182,26 +187,22 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     return out
 
 
-def _tumble_options(
-    obs: Observation, gmap: GameMap, occupied: set[Cell], hostile: set[Cell]
-) -> list[Option]:
-    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling)."""
+def _tumble_options(obs: Observation, gmap: GameMap) -> list[Option]:
+    """``tumble:<target>`` when trained in Acrobatics and threatened (engine.tumbling):
+    the path is the one the engine walks (:func:`engine.moves.verify_move`)."""
     me = obs.actor
-    r, c = gmap.rc(me.cell)
-    if not trained(me.static.profile, "Acrobatics") or not obs.threatened[r][c]:
+    if not trained(me.profile, "Acrobatics") or not obs.threatened_at(me.cell, me.space):
         return []
-    half = (me.speed_effective_ft // 10) * 5
     out: list[Option] = []
     for enemy in obs.enemies():
-        walked = move_toward(
-            gmap, me.cell, enemy.cell, me.attacks, half, occupied=occupied, hostile=hostile
-        )
-        if walked.cells:
+        action = MoveAction(target_id=enemy.id, tumble=True)
+        walked = verify_move(gmap, obs, me, action)
+        if isinstance(walked, Path) and walked.cells:
             out.append(
                 Option(
                     f"tumble:{enemy.id}",
                     f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
-                    (MoveAction(target_id=enemy.id, tumble=True),),
+                    (action,),
                     walked.cells,
                 )
             )
@@ -209,13 +210,11 @@ def _tumble_options(
 
 
 def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
-    """``hide`` when some active enemy lacks direct sight of the actor (engine.stealth)."""
-    me = obs.actor
-    mine = me.static.profile.conditions
-    for enemy in obs.enemies():
-        if not sees_directly(gmap, enemy.cell, enemy.static.profile.conditions, me.cell, mine):
-            return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
-    return []
+    """``hide`` when some active enemy lacks direct sight of the actor
+    (:func:`engine.stealth.verify_hide`)."""
+    if isinstance(verify_hide(gmap, obs, obs.actor), Reason):
+        return []
+    return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -346,7 +345,7 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
                     ran.cells,
                 )
             )
-    out += _tumble_options(obs, gmap, occupied, hostile)
+    out += _tumble_options(obs, gmap)
     retreat = withdraw_path(
         gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
     )

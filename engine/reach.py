@@ -1,20 +1,26 @@
-"""Which weapon can hit which square: reach, range increments, line of effect.
+"""Which weapon can hit which square: reach, range increments, line of effect;
+and the one threat rule (:func:`threat`).
 
 Pure functions over cells and attack profiles, shared by the engine (to resolve
 actions) and by the Observation builder (to tell policies what is possible), so
-the two can never disagree.
+the two can never disagree. :func:`threat` reads a creature through
+:class:`Presence`, which a runtime :class:`~engine.state.CombatantState` and an
+Observation's view of one both provide: attacks of opportunity, tumbling,
+flanking, shooting into a melee, readied actions, the Observation's threatened
+grid and the menu all ask it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import Protocol
 
 from engine.actions import Reason
 from engine.creatures import AttackProfile
 from engine.grid import distance_ft
 from engine.los import cover_bonus, has_line_of_effect
 from engine.maps import Cell, GameMap
-from engine.space import pairs
+from engine.space import body_deltas, pairs
 
 #: −2 per full range increment beyond the first (SRD « Range »)
 RANGE_PENALTY_PER_INCREMENT = -2
@@ -162,22 +168,69 @@ def _weapon_for(
     return None, Reason.NO_LINE_OF_EFFECT
 
 
-def threat_weapon(
-    gmap: GameMap,
-    src: Cell,
-    dst: Cell,
-    attacks: Sequence[AttackProfile],
-    ks: int = 1,
-    kt: int = 1,
-) -> AttackProfile | None:
-    """The melee attack with which a creature on ``src`` threatens ``dst``, if any.
+class Presence(Protocol):
+    """What the threat and melee-position rules read of a creature: a runtime
+    :class:`~engine.state.CombatantState` or an Observation's view of one."""
 
-    SRD « Threatened Squares »: every square a creature can make a melee attack
-    into, even when it is not its turn (its reach, minus a reach weapon's dead
-    zone, with line of effect). Ranged attacks threaten nothing; a Tiny
-    creature's zero reach threatens nothing.
+    @property
+    def id(self) -> str: ...
+    @property
+    def side(self) -> str: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def cell(self) -> Cell: ...
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]: ...
+    @property
+    def threat_reach_ft(self) -> int: ...
+    @property
+    def space(self) -> int: ...
+
+
+def threat(gmap: GameMap, creature: Presence, cell: Cell, k: int = 1) -> AttackProfile | None:
+    """The melee attack with which ``creature`` threatens the space of ``k`` × ``k``
+    squares anchored on ``cell``, or ``None``: the one threat rule.
+
+    SRD « Threatened Squares »: an active creature threatens every square it
+    could make a melee attack into, even when it is not its turn — within a
+    melee attack's reach, outside a reach weapon's dead zone, with line of
+    effect, between some square of each space (the first listed attack that
+    can, as :func:`weapon_for` picks). Ranged attacks threaten nothing; a zero
+    reach (Tiny and smaller, SRD « Tiny, Diminutive, and Fine Creatures »)
+    threatens nothing, not even its own square; a creature with reach threatens
+    its own squares (a Tiny creature sharing one is 0 ft away). Inactive
+    creatures (dying, unconscious) threaten nothing.
+
+    >>> from engine.creatures import load_combatant
+    >>> from engine.maps import load_map
+    >>> from engine.state import CombatantState
+    >>> gmap = load_map("data/maps/sample_arena.yaml")
+    >>> orc = load_combatant("data/monsters/orc.json")
+    >>> o = CombatantState("o", "B", orc, 0, gmap.cell(2, 2), orc.spec.hp_max)
+    >>> threat(gmap, o, gmap.cell(3, 3)).name, threat(gmap, o, gmap.cell(4, 4))
+    ('falchion', None)
     """
-    return weapon_for(gmap, src, dst, attacks, melee_only=True, ks=ks, kt=kt)[0]
+    reach = creature.threat_reach_ft
+    if reach == 0 or not creature.active:
+        return None
+    src = creature.cell
+    ks = creature.space
+    # a cheap necessary condition first: within reach of the nearest squares
+    if ks == 1 and k == 1:
+        w = gmap.width
+        if 5 * max(abs(src // w - cell // w), abs(src % w - cell % w)) > reach:
+            return None
+        return weapon_for(gmap, src, cell, creature.attacks, melee_only=True)[0]
+    if 5 * max(body_deltas(gmap, src, ks, cell, k)) > reach:
+        return None
+    return weapon_for(gmap, src, cell, creature.attacks, melee_only=True, ks=ks, kt=k)[0]
+
+
+def threatens(gmap: GameMap, creature: Presence, cell: Cell, k: int = 1) -> bool:
+    """Whether ``creature`` threatens the space of ``k`` × ``k`` squares anchored
+    on ``cell`` (:func:`threat`)."""
+    return threat(gmap, creature, cell, k) is not None
 
 
 def melee_band(attacks: Sequence[AttackProfile]) -> tuple[int, int]:

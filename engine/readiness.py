@@ -37,6 +37,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from engine.actions import (
     ActionResult,
@@ -46,12 +47,13 @@ from engine.actions import (
     Reason,
 )
 from engine.aoo import provoke
-from engine.attack import attack_modifiers, engaged_friend, resolve_swing, threatens
+from engine.attack import attack_modifiers, engaged_friend, resolve_swing
 from engine.checks import CheckKind, Modifier, check
 from engine.creatures import AttackProfile
-from engine.fight import FightState, Hooks, ReactionEvent
+from engine.fight import C, FightState, Hooks, ReactionEvent, Situation
+from engine.maps import GameMap
 from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
-from engine.reach import threat_weapon, weapon_for
+from engine.reach import threatens, weapon_for
 from engine.rng import RollKind
 from engine.state import Aid, CombatantState, Readied
 from engine.weapons import after_swing as weapon_after_swing
@@ -269,47 +271,67 @@ def do_immediate(fight: FightState, actor: CombatantState) -> ActionResult:
 
 
 # -- aid another --------------------------------------------------------------------
-def _aid_opponent(
-    fight: FightState, actor: CombatantState, ally: CombatantState, opponent_id: str | None
-) -> tuple[CombatantState | None, AttackProfile | None, str | None]:
-    """The opponent to aid against and the melee weapon that reaches it, or why not."""
-    gmap = fight.gmap
+@dataclass(frozen=True, slots=True)
+class AidPlan:
+    """What an accepted aid another will do: roll with ``weapon`` against AC 10
+    to aid against ``opponent_id``."""
+
+    opponent_id: str
+    weapon: AttackProfile
+
+
+def verify_aid(
+    gmap: GameMap, s: Situation[C], actor: C, ally_id: str | None, opponent_id: str | None
+) -> AidPlan | Reason:
+    """Whether ``actor`` may aid ``ally_id`` against ``opponent_id`` (``None``:
+    the first enemy that qualifies), and with which weapon, or why not: the one
+    judgement of the engine (:func:`do_aid`) and of the menu's aid options.
+
+    SRD « Aid Another »: an opponent « engaging a friend in melee combat »
+    (:func:`engine.attack.engaged_friend`) that the actor is « in position to
+    make a melee attack on » (a melee attack that reaches it).
+    """
+    ally = s.target(ally_id) if ally_id else None
+    if ally is None or ally is actor or ally.side != actor.side:
+        return Reason.MISSING_TARGET
+    if not ally.active:
+        return Reason.TARGET_DOWN
+    if not any(a.is_melee for a in actor.attacks):
+        return Reason.NO_WEAPON
     if opponent_id is not None:
-        named = fight.by_id.get(opponent_id)
+        named = s.target(opponent_id)
         if named is None or named.side == actor.side:
-            return None, None, Reason.MISSING_TARGET
+            return Reason.MISSING_TARGET
         candidates = [named]
     else:
-        candidates = [c for c in fight.combatants if c.side != actor.side]
-    reason: str | None = Reason.MISSING_TARGET
+        candidates = [c for c in s.combatants if c.side != actor.side]
+    reason = Reason.MISSING_TARGET
     for opp in candidates:
         if not opp.active:
             reason = Reason.TARGET_DOWN if opponent_id is not None else reason
             continue
-        # SRD: an opponent « engaging a friend in melee combat »
         if engaged_friend(gmap, actor, opp, (ally,)) is None:
             continue
-        weapon = threat_weapon(gmap, actor.pos, opp.pos, actor.attacks, actor.space, opp.space)
+        weapon = weapon_for(
+            gmap, actor.cell, opp.cell, actor.attacks, melee_only=True, ks=actor.space, kt=opp.space
+        )[0]
         if weapon is None:
             reason = Reason.OUT_OF_RANGE
             continue
-        return opp, weapon, None
-    return None, None, reason
+        return AidPlan(opp.id, weapon)
+    return reason
 
 
 def do_aid(fight: FightState, actor: CombatantState, action: AidAnotherAction) -> ActionResult:
     """SRD « Aid Another »: attack roll against AC 10 with a melee weapon that
-    reaches the opponent; success gives the ally +2 (attack or AC)."""
-    ally = fight.by_id.get(action.target_id) if action.target_id else None
-    if ally is None or ally is actor or ally.side != actor.side:
-        return ActionResult("aid_another", False, Reason.MISSING_TARGET)
-    if not ally.active:
-        return ActionResult("aid_another", False, Reason.TARGET_DOWN)
-    if not any(a.is_melee for a in actor.attacks):
-        return ActionResult("aid_another", False, Reason.NO_WEAPON)
-    opponent, weapon, reason = _aid_opponent(fight, actor, ally, action.opponent_id)
-    if opponent is None or weapon is None:
-        return ActionResult("aid_another", False, reason)
+    reaches the opponent (:func:`verify_aid`); success gives the ally +2
+    (attack or AC)."""
+    plan = verify_aid(fight.gmap, fight, actor, action.target_id, action.opponent_id)
+    if not isinstance(plan, AidPlan):
+        return ActionResult("aid_another", False, plan)
+    ally = fight.by_id[action.target_id or ""]
+    opponent = fight.by_id[plan.opponent_id]
+    weapon = plan.weapon
     mods = attack_modifiers(fight, actor, opponent, weapon)
     rec = check(fight.rng, D20_ATTACK, CheckKind.ATTACK, mods, AID_DC, roll=RollKind.AID_ANOTHER)
     what = "attaque" if action.aid_mode == "attack" else "CA"

@@ -36,7 +36,7 @@ from collections.abc import Collection
 from engine.actions import ActionResult, Reason
 from engine.attack import MISS_CHANCE
 from engine.checks import Modifier, RollRecord
-from engine.fight import FightState
+from engine.fight import C, FightState, Mover, Situation
 from engine.maps import Cell, GameMap
 from engine.reach import body_cover, body_line_of_effect
 from engine.skills import skill_check
@@ -71,22 +71,25 @@ def sees_directly(
     return body_cover(gmap, observer_cell, ko, hider_cell, kh, None, melee=False) == 0
 
 
-def _sees(fight: FightState, observer: CombatantState, hider: CombatantState) -> bool:
+def _sees(gmap: GameMap, observer: Mover, hider: Mover) -> bool:
     return sees_directly(
-        fight.gmap,
-        observer.pos,
+        gmap,
+        observer.cell,
         observer.profile.conditions,
-        hider.pos,
+        hider.cell,
         hider.profile.conditions,
         (observer.space, hider.space),
     )
 
 
-def can_hide(fight: FightState, actor: CombatantState) -> bool:
-    """Some active enemy lacks direct sight of ``actor`` (hiding can work)."""
-    return any(
-        e.active and e.side != actor.side and not _sees(fight, e, actor) for e in fight.combatants
-    )
+def verify_hide(gmap: GameMap, s: Situation[C], actor: C) -> list[C] | Reason:
+    """The active enemies lacking direct sight of ``actor`` (those its Stealth
+    check is opposed by), or ``in_plain_sight`` when there is none: the one
+    judgement of the engine (:func:`hide`) and of the menu's ``hide`` option."""
+    unseeing = [
+        e for e in s.combatants if e.active and e.side != actor.side and not _sees(gmap, e, actor)
+    ]
+    return unseeing or Reason.IN_PLAIN_SIGHT
 
 
 def _perception(
@@ -112,15 +115,18 @@ def _perception(
 
 def hide(fight: FightState, actor: CombatantState) -> ActionResult:
     """The ``hide`` action: a fresh Stealth check against every active enemy."""
-    enemies = [e for e in fight.combatants if e.active and e.side != actor.side]
-    unseeing = [e for e in enemies if not _sees(fight, e, actor)]
-    if not unseeing:
+    unseeing = verify_hide(fight.gmap, fight, actor)
+    if isinstance(unseeing, Reason):
         actor.hidden_from.clear()
-        return ActionResult("hide", False, Reason.IN_PLAIN_SIGHT)
+        return ActionResult("hide", False, unseeing)
     stealth = skill_check(fight.rng, actor, "Stealth")
     if fight.log is not None:
         fight.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
-        seeing = [e.id for e in enemies if e not in unseeing]
+        seeing = [
+            e.id
+            for e in fight.combatants
+            if e.active and e.side != actor.side and e not in unseeing
+        ]
         if seeing:
             fight.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
     actor.hidden_from = {e.id for e in unseeing if not _perception(fight, e, actor, stealth)}
@@ -142,7 +148,7 @@ def after_move(fight: FightState, mover: CombatantState) -> None:
         for observer in fooled:
             if not observer.active:
                 continue
-            if _sees(fight, observer, mover):
+            if _sees(fight.gmap, observer, mover):
                 mover.hidden_from.discard(observer.id)
                 fight.note(mover, f"n'est plus caché de {observer.id} (vu)")
                 continue
@@ -156,6 +162,6 @@ def after_move(fight: FightState, mover: CombatantState) -> None:
     for hider in fight.combatants:
         if hider is mover or mover.id not in hider.hidden_from:
             continue
-        if _sees(fight, mover, hider):
+        if _sees(fight.gmap, mover, hider):
             hider.hidden_from.discard(mover.id)
             fight.note(hider, f"n'est plus caché de {mover.id} (vu)")

@@ -426,7 +426,7 @@ class LLMPolicy:
             "name": spec.name,
             "side": me.side,
             "hp_max": spec.hp_max,
-            "ac": spec.ac.total,
+            "ac": me.static.profile.ac.total,
             "speed": me.speed_effective_ft,
             "attacks": [
                 {
@@ -453,7 +453,7 @@ class LLMPolicy:
                 "id": c.id,
                 "hp": c.hp,
                 "hp_max": c.static.profile.spec.hp_max,
-                "ac": c.static.profile.spec.ac.total,
+                "ac": c.static.profile.ac.total,
                 "distance": pair.distance_ft,
                 "threatens": pair.target_threatens_me,
             }

@@ -77,8 +77,8 @@ every other member, in a side of two or more); ``combatant_roles`` adds tags by
 hand.
 
 Phase conditions (:class:`Conditions`, all given must hold): ``until_contact``
-(``true``: no combatant of the side has yet been in melee reach of an enemy this
-fight, either way; ``false``: after), ``side_down_pct_at_least``,
+(``true``: no combatant of the side has yet threatened an enemy or been
+threatened by one this fight; ``false``: after), ``side_down_pct_at_least``,
 ``enemies_down_pct_at_least`` (share of the side, of the enemies, not active),
 ``own_hp_pct_below``, ``round_at_least``, ``round_at_most``.
 
@@ -86,8 +86,8 @@ Target criteria (``targets``), each a sort key, lower first: ``nearest``
 (distance), ``weakest`` (fewest hit points), ``most_wounded`` (lowest share of
 its hit points), ``strongest`` (most hit points), ``most_dangerous`` (highest
 expected damage per round of its best attack against AC 15), ``ranged_first``
-(enemies with a ranged attack), ``engaged`` (enemies already in melee reach of
-an ally: gang up and flank).
+(enemies with a ranged attack), ``engaged`` (enemies an ally already
+threatens: gang up and flank).
 """
 
 from __future__ import annotations
@@ -236,8 +236,8 @@ class Role(StrictModel):
 class Conditions(StrictModel):
     """When a phase applies: every given condition must hold (none given: always)."""
 
-    #: ``true``: no contact yet in this fight (no combatant of the side has been in
-    #: melee reach of an enemy, either way); ``false``: once contact was made
+    #: ``true``: no contact yet in this fight (no combatant of the side has
+    #: threatened an enemy or been threatened by one); ``false``: once contact was made
     until_contact: bool | None = None
     #: at least this percentage of the side (the acting combatant included) is down
     side_down_pct_at_least: int | None = Field(default=None, ge=0, le=100)
@@ -339,8 +339,8 @@ def _distance_ft(a: tuple[int, int], b: tuple[int, int]) -> int:
 
 
 def _engaged(obs: Observation, enemy: CombatantView) -> bool:
-    pos = enemy.pos
-    return any(0 < _distance_ft(ally.pos, pos) <= ally.threat_reach_ft for ally in obs.allies())
+    """Some ally of the actor threatens ``enemy`` (the engine's threat rule)."""
+    return any(obs.threatens(ally.id, enemy.id) for ally in obs.allies())
 
 
 #: a target criterion: (observation, enemy, its distance in feet) → sort key, lower first
@@ -675,14 +675,16 @@ class StrategyPolicy:
 
     def _contact_made(self, obs: Observation) -> bool:
         """Whether the actor's side has been in contact this fight: one of its
-        active combatants on a square an enemy threatens, or an enemy within the
-        melee reach of one of them (5-10-5 distance between anchor squares)."""
+        active combatants threatened by an enemy or threatening one (the engine's
+        threat rule, :meth:`Observation.threatens`)."""
         side = obs.actor.side
         if side in self._contact:
             return True
         ours = [c for c in obs.combatants if c.side == side and c.active]
-        made = any(obs.threatened_at(c.cell) for c in ours) or any(
-            0 < _distance_ft(c.pos, e.pos) <= c.threat_reach_ft for e in obs.enemies() for c in ours
+        made = any(
+            obs.threatens(e.id, c.id) or obs.threatens(c.id, e.id)
+            for c in ours
+            for e in obs.enemies()
         )
         if made:
             self._contact.add(side)
@@ -866,7 +868,7 @@ class StrategyPolicy:
             return TurnPlan(actions, "approche puis attaque")
         if t.avoid_threatened:
             path = obs.move_toward(tid)
-            if path.cells and obs.threatened_at(path.cells[-1]):
+            if path.cells and obs.threatened_at(path.cells[-1], obs.actor.space):
                 return self._wait_for_them(obs, "évite les cases menacées")
         return TurnPlan((MoveAction(target_id=tid),), "approche")
 
@@ -921,7 +923,9 @@ class _Ground:
     def threatened_here(self) -> bool:
         """``avoid_provoking`` and the actor stands on a threatened square."""
         if self._threatened_here is None:
-            self._threatened_here = self.t.avoid_provoking and self.obs.threatened_at(self.here)
+            self._threatened_here = self.t.avoid_provoking and self.obs.threatened_at(
+                self.here, self.obs.actor.space
+            )
         return self._threatened_here
 
     def zone_ok(self, cell: Cell) -> bool:
@@ -943,8 +947,8 @@ class _Ground:
             return True
         if self.threatened_here:
             return False
-        threatened = self.obs.threatened_at
-        return not any(threatened(c) for c in cells[:-1])
+        threatened, k = self.obs.threatened_at, self.obs.actor.space
+        return not any(threatened(c, k) for c in cells[:-1])
 
     def walk_ok(self, cells: tuple[Cell, ...]) -> bool:
         return self.safe(cells) and (not cells or self.zone_ok(cells[-1]))
@@ -1068,7 +1072,7 @@ class _Ground:
                 c
                 for c in obs.step_squares()
                 if self.zone_ok(c)
-                and not (avoid and obs.threatened_at(c))
+                and not (avoid and obs.threatened_at(c, obs.actor.space))
                 and obs.weapon_from(c, eid, kind="ranged") is not None
             ]
             if steps:
@@ -1186,14 +1190,14 @@ class _Ground:
         obs, t = self.obs, self.t
         if self.threatened_here:
             return None
-        threatened = obs.threatened_at
+        threatened, k = obs.threatened_at, obs.actor.space
         # a plain move never ends where the next move would provoke (avoid_provoking)
         wary = t.avoid_threatened or t.avoid_provoking
         path = obs.move_toward(tid)
         default = (
             bool(path.cells)
             and self.walk_ok(path.cells)
-            and not (wary and threatened(path.cells[-1]))
+            and not (wary and threatened(path.cells[-1], k))
         )
         if default and not t.use_cover and t.hold_zone is None:
             return TurnPlan((MoveAction(target_id=tid),), "approche")
@@ -1213,7 +1217,7 @@ class _Ground:
             for c in moves
             if self.zone_ok(c)
             and (outside or _distance_ft(self.rc(c), target) < here)
-            and not (wary and threatened(c))
+            and not (wary and threatened(c, k))
         ]
         bar = key(path.cells[-1])[:3] if default else None
         for c in sorted(cells, key=key):

@@ -168,13 +168,13 @@ def _roll_chance(
         bonus += PRONE_ATTACK
     bonus += me.aid_bonus("attack").get(target.id, 0)
 
-    spec_ac = target.static.profile.spec.ac
+    base_ac = target.static.profile.ac
     touch = attack.kind == "touch" or attack.spec.splash is not None
     if attack.spec.firearm and attack.range_increment_ft is not None:
         touch = dist <= attack.range_increment_ft
-    ac = spec_ac.touch if touch else spec_ac.total
+    ac = base_ac.touch if touch else base_ac.total
     if target.running and "run" not in target.static.profile.features:
-        ac -= max(0, spec_ac.total - spec_ac.flat_footed)
+        ac -= max(0, base_ac.total - base_ac.flat_footed)
     ac += obs.target_cover_from(cell, target.id, attack)
     if target.charging:
         ac -= CHARGE_AC_PENALTY

@@ -20,7 +20,7 @@ from engine.actions import (
     WithdrawAction,
 )
 from engine.los import cover_bonus
-from engine.reach import threat_weapon
+from engine.reach import threat
 
 OPEN = make_map(["........", "........", "........", "........"])
 
@@ -128,7 +128,7 @@ def test_no_aoo_against_a_creature_with_cover_and_the_budget_is_kept():
     gmap = make_map(["#.......", "........", "........"])
     guard = state("guard", "B", make_profile(), gmap, (1, 0))
     mover = state("mover", "A", make_profile(), gmap, (0, 1), 1)
-    assert threat_weapon(gmap, guard.pos, mover.pos, guard.attacks) is not None
+    assert threat(gmap, guard, mover.pos) is not None
     assert cover_bonus(gmap, guard.pos, mover.pos, melee=True) > 0
     b = battle(gmap, [guard, mover])
     assert b.dispatch(mover, MoveAction(destination=(0, 6))).ok
@@ -162,15 +162,17 @@ def test_reach_weapon_threatens_a_ring_not_its_dead_zone():
     spear = make_profile(attacks=[melee("longspear", reach_weapon=True)])
     (attack,) = spear.attacks
     assert attack.reach_ft == 10 and attack.dead_zone_ft == 5
-    center = OPEN.cell(1, 1)
-    assert threat_weapon(OPEN, center, OPEN.cell(1, 2), spear.attacks) is None  # adjacent
-    assert threat_weapon(OPEN, center, OPEN.cell(1, 3), spear.attacks) is attack  # 10 ft
+    wielder = state("w", "A", spear, OPEN, (1, 1))
+    assert threat(OPEN, wielder, OPEN.cell(1, 2)) is None  # adjacent
+    assert threat(OPEN, wielder, OPEN.cell(1, 3)) is attack  # 10 ft
+    assert threat(OPEN, wielder, OPEN.cell(1, 1)) is None  # its own square: the dead zone too
     big = make_profile(size="Large", attacks=[melee("longspear", reach_weapon=True)])
     assert (big.attacks[0].reach_ft, big.attacks[0].dead_zone_ft) == (20, 10)
     # an ordinary weapon with natural reach 10 (Large) threatens adjacent squares too
-    ogre = make_profile(size="Large", attacks=[melee("club")])
-    assert threat_weapon(OPEN, center, OPEN.cell(1, 2), ogre.attacks) is not None
-    assert threat_weapon(OPEN, center, OPEN.cell(1, 3), ogre.attacks) is not None
+    ogre = state("ogre", "A", make_profile(size="Large", attacks=[melee("club")]), OPEN, (1, 0))
+    assert threat(OPEN, ogre, OPEN.cell(1, 2)) is not None
+    assert threat(OPEN, ogre, OPEN.cell(1, 3)) is not None
+    assert threat(OPEN, ogre, OPEN.cell(1, 4)) is None
     # the spear wielder cannot attack an adjacent enemy either
     guard = state("guard", "B", make_profile(), OPEN, (1, 2))
     pike = state("pike", "A", spear, OPEN, (1, 1), 1)
@@ -193,7 +195,9 @@ def test_leaving_a_reach_ring_provokes_but_leaving_the_dead_zone_does_not():
 def test_tiny_creatures_threaten_nothing():
     rat = make_profile(size="Tiny", attacks=[melee("bite", dmg="1d3")])
     assert rat.attacks[0].reach_ft == 0
-    assert threat_weapon(OPEN, OPEN.cell(1, 1), OPEN.cell(1, 2), rat.attacks) is None
+    r = state("rat", "A", rat, OPEN, (1, 1))
+    assert threat(OPEN, r, OPEN.cell(1, 2)) is None
+    assert threat(OPEN, r, OPEN.cell(1, 1)) is None  # not even its own square
 
 
 def test_the_observation_counts_the_aoo_left_this_round():
@@ -205,3 +209,21 @@ def test_the_observation_counts_the_aoo_left_this_round():
     obs = b.observe(guard)
     assert obs.actor.aoo_remaining == 0
     assert obs.actor.to_dict()["aoo_remaining"] == 0
+
+
+def test_a_zero_reach_threatens_nothing_not_even_the_square_it_shares():
+    # the attacks of opportunity once took a zero-reach creature sharing the
+    # mover's square as threatening, while the pre-check and the Observation
+    # did not: a creature whose melee reach is 0 threatens nothing (SRD « Tiny,
+    # Diminutive, and Fine Creatures »: no natural reach, no threatened square)
+    rat = make_profile(size="Tiny", hp_max=20, attacks=[melee("bite", dmg="1d3")])
+    holder = make_profile(attacks=[melee("grip", reach_ft=0)])  # Medium, reach 0
+    mover = state("rat", "A", rat, OPEN, (1, 1))
+    grip = state("grip", "B", holder, OPEN, (1, 1), 1)
+    guard = state("guard", "B", make_profile(), OPEN, (0, 1), 2)
+    assert threat(OPEN, grip, mover.pos) is None and threat(OPEN, guard, mover.pos) is not None
+    b = battle(OPEN, [mover, grip, guard], {"attack": [2]})
+    assert b.observe(mover).threatening(mover.pos) == ("guard",)
+    assert b.dispatch(mover, MoveAction(destination=(3, 1))).ok
+    assert _aoo_lines(b) == ["attaque d'opportunité contre rat (quitte une case menacée)"]
+    assert (grip.aoo_used, guard.aoo_used) == (0, 1)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engine.creatures import AttackProfile, CombatantProfile, load_combatant
+from engine.creatures import AC_COMPONENTS, AttackProfile, CombatantProfile, load_combatant
 from engine.dice import DiceExpr, compile_dice
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,6 +79,31 @@ def _ac(text: str) -> tuple[int, int, int]:
     assert match, f"unparsed AC {text!r}"
     total, touch, flat = match.groups()
     return int(total), int(touch), int(flat)
+
+
+#: PRD component name -> ACBreakdown field
+_AC_PARTS = {
+    "armor": "armor",
+    "shield": "shield",
+    "natural": "natural_armor",
+    "deflection": "deflection",
+    "Dex": "dex",
+    "dodge": "dodge",
+    "size": "size",
+}
+
+
+def _ac_components(text: str) -> dict[str, int]:
+    """``"16, … (+2 armor, +2 Dex, +1 shield, +1 size)"`` -> ``{"armor": 2, "dex": 2, …}``
+    (conditional bonuses after ``;`` left out)."""
+    match = re.search(r"\(([^)]*)\)", text)
+    assert match, f"no components in {text!r}"
+    out: dict[str, int] = {}
+    for part in match.group(1).split(";")[0].split(","):
+        found = re.fullmatch(r"([+-]\d+) (\w+)", part.strip().replace("–", "-"))
+        assert found, f"unparsed AC component {part!r} in {text!r}"
+        out[_AC_PARTS[found.group(2)]] = int(found.group(1))
+    return out
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -172,6 +197,10 @@ def test_attack_parser() -> None:
     (claws,) = _attacks("2 claws +5 (1d6+2 plus grab)")
     assert (claws.count, claws.name, str(claws.dice)) == (2, "claws", "1d6+2")
     assert _ac("16, touch 13, flat-footed 14 (+2 armor)") == (16, 13, 14)
+    goblin = _ac_components("16, touch 13, flat-footed 14 (+2 armor, +2 Dex, +1 shield, +1 size)")
+    assert goblin == {"armor": 2, "dex": 2, "shield": 1, "size": 1}
+    deva = _ac_components("29 (+4 Dex, +15 natural; +4 deflection vs. evil)")
+    assert deva == {"dex": 4, "natural_armor": 15}
     assert _int("-1") == -1
     assert _ability("—") is None
 
@@ -192,8 +221,12 @@ def test_identity(pair: tuple[dict[str, str], CombatantProfile]) -> None:
 
 def test_armor_class(pair: tuple[dict[str, str], CombatantProfile]) -> None:
     ref, monster = pair
-    ac = monster.spec.ac
+    ac = monster.ac
     assert (ac.total, ac.touch, ac.flat_footed) == _ac(ref["ac"])
+    # the file gives the stat block's components, not only its totals
+    assert not ac.derived
+    given = {name: value for name in AC_COMPONENTS if (value := getattr(ac, name))}
+    assert given == _ac_components(ref["ac"])
 
 
 def test_hit_points(pair: tuple[dict[str, str], CombatantProfile]) -> None:

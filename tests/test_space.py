@@ -61,7 +61,8 @@ def test_reach_and_threat_are_measured_from_the_nearest_square():
     assert grid[0][4] and grid[3][4]  # 10 ft from (1,2) / (2,2) by 5-10-5
     assert not grid[4][4]  # 15 ft from (2,2)
     assert grid[3][0] and grid[0][0]  # the whole ring around the space
-    assert not grid[1][1] and not grid[2][2]  # its own squares
+    # its own squares too: it strikes a Tiny creature sharing them (0 ft away)
+    assert grid[1][1] and grid[2][2]
     far = state("far", "A", make_profile(), OPEN, (1, 5), 1)  # 15 ft
     assert weapon_for(OPEN, ogre.pos, far.pos, ogre.attacks, ks=2) == (None, "out_of_range")
     # the Observation reports the distance between the nearest squares
@@ -233,6 +234,11 @@ def test_leaving_a_shared_square_provokes_and_squares_are_shared_only_across_siz
     rat = state("rat", "A", _rat(hp_max=20), OPEN, (1, 3), 1)
     other_rat = state("rat2", "B", _rat(), OPEN, (3, 3), 2)
     b = battle(OPEN, [guard, rat, other_rat], {"attack": [15], "damage": [3]})
+    # the rat's view agrees with the engine: its square is threatened (the
+    # Observation's grid once left the guard's own squares out)
+    obs = b.observe(rat)
+    assert obs.threatened_at(rat.pos) and obs.threatened[1][3]
+    assert obs.threatening(rat.pos) == ("guard",)
     # two Tiny creatures never share a square
     res = b.dispatch(rat, MoveAction(destination=(3, 3)))
     assert not res.ok and res.reason == "unreachable_destination"

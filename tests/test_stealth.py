@@ -211,3 +211,19 @@ def test_hiding_chance_matches_the_exact_probability():
         hidden += h.hidden_from == {"o"}
     p = float(exact)
     assert abs(hidden / n - p) <= 3 * math.sqrt(p * (1 - p) / n), (hidden / n, p)
+
+
+def test_the_menu_offers_hide_to_big_creatures_exactly_when_the_engine_accepts_it():
+    # the menu once judged direct sight between anchor squares only: the wall
+    # hides the pike's anchor from the ogre's, but another pair of their squares
+    # sees plainly, so the engine refused the hide it offered
+    walls = make_map(["." * 12] * 4 + ["...#..#....."] * 2 + ["." * 12] * 4)
+    big = make_profile(name="Big", size="Large")
+    ogre = state("ogre", "B", big, walls, (6, 1))
+    pike = state("pike", "A", big, walls, (4, 4), 1)
+    assert not sees_directly(walls, ogre.pos, (), pike.pos, ())
+    assert sees_directly(walls, ogre.pos, (), pike.pos, (), (2, 2))
+    b = battle(walls, [ogre, pike])
+    assert "hide" not in [o.id for o in legal_options(b.observe(pike), walls)]
+    res = b.dispatch(pike, HideAction())
+    assert (res.ok, res.reason) == (False, "in_plain_sight")

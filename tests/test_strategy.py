@@ -178,6 +178,23 @@ def test_engaged_targets_the_enemy_an_ally_fights():
     assert first_action(enc, "targets: [engaged, nearest]\n", "archer").target_id == "foe-2"
 
 
+def test_engaged_is_the_engines_threat_a_reach_weapons_dead_zone_engages_nobody():
+    # « engaged » once meant within the ally's longest melee reach by distance;
+    # it is now the engine's threat rule: a longspear adjacent to foe-2 does not
+    # threaten it (dead zone), so nearest decides (SRD « Reach Weapons »)
+    gmap = make_map(
+        ["..........", ".........."],
+        zones=["A...B...B.", ".........A"],
+        deployment={"west": "A", "east": "B"},
+    )
+    archer = make_profile(name="Archer", hp_max=20, attacks=[ranged("bow", inc=100)],
+                          initiative_mod=20)  # fmt: skip
+    pike = make_profile(name="Pike", hp_max=20, attacks=[melee("longspear", reach_weapon=True)])
+    foe = make_profile(name="Foe", hp_max=30, attacks=[melee(dmg="1d2")], initiative_mod=-20)
+    enc = build_encounter(gmap, [("west", [archer, pike]), ("east", [foe, foe])])
+    assert first_action(enc, "targets: [engaged, nearest]\n", "archer").target_id == "foe"
+
+
 def test_focus_names_a_combatant_by_id_or_creature_name():
     enc = _two_targets()
     for focus in ("[sniper]", "[SNIPER]", "[nobody, sniper]"):

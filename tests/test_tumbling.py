@@ -110,3 +110,38 @@ def test_a_hidden_tumbler_stopped_on_its_first_square_rolls_no_stealth():
     t.hidden_from = {"o"}  # a Stealth re-roll would ask for an unscripted die
     b.dispatch(t, MoveAction(destination=(0, 4), tumble=True))
     assert t.pos == ROW.cell(0, 1) and g.aoo_used == 1 and t.hidden_from == {"o"}
+
+
+FIELD = make_map(["." * 10] * 6)
+
+
+def _large_scene(guard_at, acrobatics=(20,)):
+    """A trained Large tumbler (2×2, natural reach 10 ft) anchored on (2,2), a
+    guard at ``guard_at`` and the target g2 on (2,7)."""
+    profile = make_profile(name="Ogre", size="Large", hp_max=30, **ACRO)
+    t = state("t", "A", profile, FIELD, (2, 2))
+    g1 = state("g1", "B", make_profile(), FIELD, guard_at, 1)
+    g2 = state("g2", "B", make_profile(), FIELD, (2, 7), 2)
+    return battle(FIELD, [t, g1, g2], {"acrobatics": list(acrobatics)}), t
+
+
+def test_a_large_creatures_tumble_option_is_the_path_the_engine_walks():
+    # the menu once planned a path for a one-square creature (15 ft, to (1,5)),
+    # while the engine moves the real 2×2 space, whose squares reach g2 from (1,4)
+    b, t = _large_scene((2, 1))
+    (option,) = [o for o in legal_options(b.observe(t), FIELD) if o.id == "tumble:g2"]
+    assert option.path == (FIELD.cell(1, 3), FIELD.cell(1, 4))
+    assert option.label == "acrobaties vers g2 (10 pieds, sans provoquer)"
+    assert b.dispatch(t, *option.actions).ok
+    assert t.pos == option.path[-1]
+    assert messages(b)[-1] == "déplacement acrobatique (2,2)->(1,3)->(1,4)"
+
+
+def test_a_large_creature_threatened_on_a_square_other_than_its_anchor_may_tumble():
+    # g1 on (4,4) threatens (3,3), a square of the tumbler's space, not its anchor:
+    # leaving provokes (the engine asks for an Acrobatics check), so tumbling is offered
+    b, t = _large_scene((4, 4))
+    ids = [o.id for o in legal_options(b.observe(t), FIELD)]
+    assert "tumble:g2" in ids
+    assert b.dispatch(t, MoveAction(target_id="g2", tumble=True)).ok
+    assert messages(b)[0].startswith("acrobaties contre g1 d20=20+1=21 vs DMD 11")
