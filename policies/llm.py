@@ -7,21 +7,35 @@ OpenAI-compatible HTTP, replay of a recorded session) and injects them.
 Each turn the policy renders the prompt from Jinja2 templates in ``prompts/``
 (the static rules first, identical for every combatant and turn, so a local
 model can reuse its KV cache; then the combatant, the situation and the menu),
-asks for a JSON object constrained by a schema whose ``option_id`` is an enum
-of the menu's numbers, validates the answer with pydantic and plays the chosen
-option's actions. The model sees the options numbered with fixed-width numbers
-(« 1 »…« 9 », or « 01 »…« 12 » in a menu of ten or more: no number is the
-start of another, so a grammar cannot extend one id into another), each followed
-by the figures a player would weigh (:mod:`policies.tactics`: chance to hit,
-expected damage, the target's hp left, attacks of opportunity risked); the
-transcript keeps the menu's stable ids. ``order_seed`` shows the same options in
-another order (deterministic, seeded): the position-bias check
+each option followed by the figures a player would weigh
+(:mod:`policies.tactics`: chance to hit, expected damage, the target's hp left,
+attacks of opportunity risked). How the model answers is the ``answer`` mode:
+
+* ``"rating"`` (the default): the model sees the whole menu and rates each
+  option in turn, one digit from 0 to 9 (one short question per option, the same
+  prompt but its last line, so a local model reads the menu once); the
+  best-rated option is played, and a tie goes to the figures (expected damage,
+  then attacks of opportunity, then the stable id), never to a position. Measured
+  with the tactics bench (README): the small models choose by position when they
+  pick from a numbered list, not when they rate one option at a time;
+* ``"number"``: the model picks one number of the menu, with fixed-width numbers
+  (« 1 »…« 9 », or « 01 »…« 12 » in a menu of ten or more: no number is the
+  start of another, so a grammar cannot extend one id into another), and writes
+  a short rationale;
+* ``"label"``: the same, but the model copies the option's text.
+
+The answer is a JSON object constrained by a schema (an enum of the digits, the
+numbers or the texts), validated with pydantic; the chosen option's actions are
+played, and the transcript keeps the menu's stable ids. ``order_seed`` shows the
+same options in another order (deterministic, seeded): the position-bias check
 (:func:`position_bias`) asks again with it and compares the choices. Providers that
 decode under a grammar also get the answer's forced start (``prefill``) and a
-GBNF grammar of the id, and write the short rationale as free text (see
-:class:`ChatRequest`). An invalid or unusable answer gets one retry with the
-validation error in the prompt; then the heuristic decides that turn and the
-fallback is counted with its reason. After ``breaker_threshold`` fallbacks in
+GBNF grammar of what follows; in the ``number`` and ``label`` modes they write the
+short rationale as free text (see :class:`ChatRequest`).
+
+An invalid or unusable answer gets one retry with the validation error in the
+prompt; then the heuristic decides that turn and the fallback is counted with
+its reason. After ``breaker_threshold`` fallbacks in
 one fight the circuit breaker opens: the heuristic plays the rest of that fight
 without calling the model. Nothing a model says can crash a fight or make an
 illegal action reach the engine: every answer goes through
@@ -302,8 +316,9 @@ def reorder(options: tuple[Any, ...], obs: Observation, seed: int) -> tuple[Any,
     return tuple(shuffled)
 
 
-#: how the model names the option it chooses: by the menu's number, or by
-#: copying the option's text (:func:`answer_keys`)
+#: how the model answers (see the module docstring): it rates every option
+#: (``rating``), or names the one it chooses by the menu's number (``number``) or
+#: by copying its text (``label``; :func:`answer_keys`)
 ANSWER_MODES = ("number", "label", "rating")
 #: the forced start of a rating answer (``answer="rating"``)
 RATING_PREFILL = '{"note": "'
@@ -385,12 +400,12 @@ class LLMPolicy:
         seed: int = 0,
         hidden_kinds: frozenset[str] = HIDDEN_KINDS,
         order_seed: int | None = None,
-        answer: str = "number",
+        answer: str = "rating",
     ) -> None:
         if answer not in ANSWER_MODES:
             raise ValueError(f"answer: {answer!r} not in {ANSWER_MODES}")
         self.model = model
-        #: the model names its choice by number or by the option's text
+        #: ``rating`` (every option rated), ``number`` or ``label`` (one named)
         self.answer = answer
         #: shows the options in a seeded order (the position-bias check)
         self.order_seed = order_seed

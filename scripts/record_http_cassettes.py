@@ -157,8 +157,11 @@ def play(
     max_tokens: int = 48,
     record: bool = False,
 ) -> tuple[LLMPolicy, list]:
-    """The fights recorded in (and replayed from) the cassettes."""
-    policy = LLMPolicy(model, max_tokens=max_tokens)
+    """The fights recorded in (and replayed from) the cassettes: the policy answers
+    by the menu's number (``answer="number"``), the mode these sessions were
+    recorded in; what they pin is the transport (the response format adapting to
+    the server, truncated answers), the same for every answer mode."""
+    policy = LLMPolicy(model, max_tokens=max_tokens, answer="number")
     results = [
         play_fight(
             encounter(), seed, {"players": policy, "monsters": HeuristicPolicy()},

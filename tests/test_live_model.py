@@ -34,7 +34,9 @@ def test_embedded_model_plays_valid_options():
     gmap = load_map(ROOT / "data/maps/sample_arena.yaml")
     goblin = load_combatant(ROOT / "data/monsters/goblin.json")
     orc = load_combatant(ROOT / "data/monsters/orc.json")
-    enc = build_encounter(gmap, [("players", [goblin]), ("monsters", [orc])])
+    # two orcs: menus of several options, which the model rates (a menu of one
+    # option is played without asking)
+    enc = build_encounter(gmap, [("players", [goblin]), ("monsters", [orc, orc])])
     policy = LLMPolicy(open_model("local:qwen-0.5b"))
     result = play_fight(
         enc, 1, {"players": policy, "monsters": HeuristicPolicy()}, round_cap=2, record=True
@@ -42,6 +44,7 @@ def test_embedded_model_plays_valid_options():
     tel = policy.telemetry
     assert tel.decisions >= 1
     assert tel.fallbacks == {}  # grammar-constrained JSON: always a valid option
+    assert tel.model_calls >= 2  # one call per option of a menu of two or more
     assert tel.tokens_in > 0 and tel.tokens_out > 0
     goblin_lines = [m for _r, actor, m, _x in result.log if actor == "goblin"]
     assert any(m.startswith("raisonnement : ") for m in goblin_lines)

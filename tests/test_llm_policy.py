@@ -58,7 +58,7 @@ def _choose(label):
 
 def test_the_model_choice_is_played_and_explained():
     model = FakeModel(_choose("outrance sur weak (dagger)"))
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     result = play_fight(
         _encounter(), 3, {"west": policy, "east": HeuristicPolicy()}, round_cap=2, record=True
     )
@@ -79,7 +79,7 @@ def test_the_model_choice_is_played_and_explained():
 
 def test_rationale_reaches_the_plan():
     model = FakeModel(_choose("outrance sur weak (dagger)"))
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     plans = []
 
     class Spy:
@@ -101,7 +101,7 @@ def test_invalid_answer_gets_one_retry_with_the_error_then_succeeds(bad):
         return bad if n == 1 else json.dumps({"option_id": list(_menu(request).values())[-1]})
 
     model = FakeModel(answer)
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()}, round_cap=1)
     assert len(model.requests) == 2
     assert "Ta réponse précédente était invalide" in model.requests[1].messages[1].content
@@ -126,7 +126,7 @@ class _Once:
 
 def test_two_invalid_answers_fall_back_to_the_heuristic():
     model = FakeModel(lambda _r, _n: "garbage")
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()}, round_cap=1)
     assert len(model.requests) == 2
     assert policy.telemetry.fallbacks == {"invalid_output": 1}
@@ -134,7 +134,7 @@ def test_two_invalid_answers_fall_back_to_the_heuristic():
 
 def test_model_errors_fall_back_and_open_the_circuit_breaker_per_fight():
     model = FakeModel(lambda _r, _n: ModelError("boom"))
-    policy = LLMPolicy(model, breaker_threshold=2)
+    policy = LLMPolicy(model, breaker_threshold=2, answer="number")
     result = play_fight(_encounter(), 1, {"west": policy, "east": HeuristicPolicy()}, round_cap=6)
     assert len(model.requests) == 2  # then the breaker stops calling the model
     assert policy.telemetry.fallbacks["model_error"] == 2
@@ -146,7 +146,7 @@ def test_model_errors_fall_back_and_open_the_circuit_breaker_per_fight():
 
 def test_identical_situations_hit_the_decision_cache():
     model = FakeModel(_choose("attendre"))
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     enc = _encounter()
     for _ in range(2):
         play_fight(enc, 5, {"west": policy, "east": HeuristicPolicy()}, round_cap=1)
@@ -156,7 +156,7 @@ def test_identical_situations_hit_the_decision_cache():
 
 def test_static_prefix_comes_first_and_does_not_change_between_turns():
     model = FakeModel(_choose("attendre"))
-    policy = LLMPolicy(model)
+    policy = LLMPolicy(model, answer="number")
     play_fight(_encounter(), 5, {"west": policy, "east": HeuristicPolicy()}, round_cap=3)
     systems = {r.messages[0].content for r in model.requests}
     assert len(systems) == 1
@@ -176,7 +176,11 @@ def test_local_models_get_a_prefill_and_a_grammar_that_agree_with_the_schema():
     from policies.llm import PREFILL, RATIONALE_MAX, _parse
 
     model = FakeModel(_choose("attendre"))
-    play_fight(_encounter(), 1, {"west": _Once(LLMPolicy(model)), "east": HeuristicPolicy()})
+    play_fight(
+        _encounter(),
+        1,
+        {"west": _Once(LLMPolicy(model, answer="number")), "east": HeuristicPolicy()},
+    )
     request = model.requests[0]
     ids = request.json_schema["properties"]["option_id"]["enum"]
     assert request.prefill == PREFILL and request.free_field == ("rationale", RATIONALE_MAX)
@@ -198,14 +202,18 @@ def test_passive_options_are_hidden_from_the_model_unless_asked():
     from policies.llm import HIDDEN_KINDS
 
     model = FakeModel(_choose("attendre"))
-    play_fight(_encounter(), 1, {"west": _Once(LLMPolicy(model)), "east": HeuristicPolicy()})
+    play_fight(
+        _encounter(),
+        1,
+        {"west": _Once(LLMPolicy(model, answer="number")), "east": HeuristicPolicy()},
+    )
     labels = set(_menu(model.requests[0]))
     assert labels
     assert not any(lab.startswith(("défense totale", "retarder", "outrance défensive"))
                    for lab in labels)  # fmt: skip
     assert {"delay", "total_defense"} <= HIDDEN_KINDS
     everything = FakeModel(_choose("attendre"))
-    policy = LLMPolicy(everything, hidden_kinds=frozenset())
+    policy = LLMPolicy(everything, hidden_kinds=frozenset(), answer="number")
     play_fight(_encounter(), 1, {"west": _Once(policy), "east": HeuristicPolicy()})
     labels = set(_menu(everything.requests[0]))
     assert "défense totale (+4 CA)" in labels

@@ -94,9 +94,11 @@ SCALARS = st.one_of(
     st.integers(min_value=-(10**30), max_value=10**30),
     st.floats(allow_nan=True, allow_infinity=True),
     NASTY_TEXT,
-    st.sampled_from(["1", "2", "3", "attendre", "", "is_combat_strategy"]),
+    st.sampled_from(["1", "2", "3", "9", "10", "attendre", "", "is_combat_strategy"]),
 )
-KEYS = st.one_of(st.sampled_from(["option_id", "rationale", "choices", "message"]), NASTY_TEXT)
+KEYS = st.one_of(
+    st.sampled_from(["option_id", "rationale", "note", "choices", "message"]), NASTY_TEXT
+)
 JSON_VALUES = st.recursive(
     SCALARS,
     lambda children: st.one_of(
@@ -305,8 +307,8 @@ class LegalSpy:
         return plan
 
 
-def _play(model, seed: int = 3, round_cap: int = 3):
-    policy = LLMPolicy(model)
+def _play(model, seed: int = 3, round_cap: int = 3, answer: str = "number"):
+    policy = LLMPolicy(model, answer=answer)
     spy = LegalSpy(policy)
     result = play_fight(
         ENCOUNTER, seed, {"west": spy, "east": HeuristicPolicy()}, round_cap=round_cap, record=True
@@ -330,6 +332,14 @@ def _play(model, seed: int = 3, round_cap: int = 3):
 @example([ValueError("boom")], 0)
 def test_the_llm_policy_plays_legal_actions_whatever_the_model_answers(replies, seed):
     _play(FakeModel(replies), seed)
+
+
+@PROPERTY
+@given(st.lists(REPLIES, min_size=1, max_size=6), st.integers(0, 3))
+@example(['{"note": "7"}', '{"note": 7}', '{"note": "10"}'], 0)
+def test_the_rating_policy_plays_legal_actions_whatever_the_model_answers(replies, seed):
+    """``answer="rating"``: one question per option, any answer to any of them."""
+    _play(FakeModel(replies), seed, answer="rating")
 
 
 @PROPERTY

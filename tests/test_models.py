@@ -119,11 +119,10 @@ def test_cli_records_a_session_and_replays_it_identically(tmp_path, monkeypatch,
         model_id = "picky"
 
         def complete(self, request):
-            ids = request.json_schema["properties"]["option_id"]["enum"]
-            pick = next((i for i in ids if i.startswith("full_attack")), ids[0])
-            return ChatResponse(
-                json.dumps({"option_id": pick, "rationale": "au plus près"}), 50, 8, 0.2, "picky"
-            )
+            # rates 9 a full attack (« outrance »), 1 anything else
+            rated = request.messages[1].content.rstrip().rsplit("\n", 1)[-1]
+            note = "9" if rated.startswith("Note de 0 à 9 l'option « outrance") else "1"
+            return ChatResponse(json.dumps({"note": note}), 50, 8, 0.2, "picky")
 
     def fake_open(spec, *, seed=0, threads=None):
         return Picky() if spec == "picky" else real_open(spec, seed=seed, threads=threads)
@@ -138,7 +137,7 @@ def test_cli_records_a_session_and_replays_it_identically(tmp_path, monkeypatch,
     ]  # fmt: skip
     assert main([*base, "--model", "picky", "--record", str(cassette)]) == 0
     recorded, _ = capsys.readouterr()
-    assert "raisonnement : full_attack:" in recorded and "— au plus près" in recorded
+    assert "raisonnement : full_attack:" in recorded and "— note 9/9 (autres : 1" in recorded
     assert "=== Télémétrie LLM (picky) ===" in recorded
     assert main([*base, "--model", f"replay:{cassette}"]) == 0
     replayed, _ = capsys.readouterr()

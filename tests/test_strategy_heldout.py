@@ -95,3 +95,61 @@ def test_second_heldout_set_has_its_expectations_and_shares_no_text_with_the_oth
     for text in texts:
         assert not _ngrams(text) & prompts, text
         assert not _ngrams(text, 5) & others, text
+
+
+CASSETTE2 = ROOT / "cassettes" / "strategy_heldout2_qwen15.json"
+#: the texts of the second held-out set that its one measurement got wrong (README):
+#: kept as they were measured, each a strict expected failure (fixing one makes its
+#: test pass, and the set is then no longer held-out for it)
+HELDOUT2_MISSES: dict[str, str] = {
+    "Commencez par le kobold, ensuite le gnoll.": "refusé : aucun mot de combat reconnu",
+    "Ne dispersez pas vos attaques : un adversaire à la fois.": "le 1,5 B répond « non »",
+    "Pas de charge, jamais.": "le 1,5 B ne lit pas « pas de charge » comme « jamais »",
+    "Go around them so that nobody gets a swing at you.": "refusé : aucun mot reconnu",
+    "Ne bougez pas d'ici, attendez qu'ils viennent.": "refusé : aucun mot de combat reconnu",
+    "Protégez-vous totalement jusqu'au corps à corps.": (
+        "« jusqu'au corps à corps » non lu : défense totale tout le combat, et « corps à "
+        "corps » lu comme engagement au contact (substitution silencieuse)"
+    ),
+    "If half our side is down, everyone withdraws.": (
+        "« half our side is down » non lu : retraite à chaque tour (substitution silencieuse)"
+    ),
+    "Go fully defensive when you're below 40 percent health.": "refusé : aucun mot reconnu",
+    "Frappez d'abord le plus amoché d'entre eux.": "refusé : « amoché » inconnu",
+    "Aim for whoever hits hardest.": "refusé : « hits hardest » inconnu",
+    "Capture the kobold alive.": "refusé sans nommer « capture »",
+}
+#: right by the bench (every field, nothing unasked), but with a fragment reported
+#: « non compris » that was understood: counted as misses here
+HELDOUT2_SPURIOUS: dict[str, str] = {
+    "Décapitez leur commandement : le chef d'abord.": "« Décapitez leur commandement » signalé",
+    "Suivez Norg : attaquez l'ennemi qu'il frappe.": "« attaquez l'ennemi qu'il frappe » signalé",
+    "Attaquez-les de flanc, un allié de chaque côté.": "« un allié de chaque côté » signalé",
+    "Battez en retraite une fois tombés sous 30 % de vie.": "« attitude » signalée en trop",
+}
+
+
+HELDOUT2_FAULTS = HELDOUT2_MISSES | HELDOUT2_SPURIOUS
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=HELDOUT2_FAULTS[i["text"]]))
+        if i["text"] in HELDOUT2_FAULTS
+        else i
+        for i in HELDOUT2
+    ],
+    ids=lambda i: i["text"][:40],
+)
+def test_recorded_compilations_of_the_second_heldout_set(item):
+    """The one measurement of the second held-out set, replayed: 20 texts right out of
+    31 by the bench, 16 with no spurious report; the others fail as they did."""
+    check_recorded(item, CASSETTE2, {})
+
+
+def test_the_second_heldout_score_is_the_measured_one():
+    assert len(HELDOUT2) - len(HELDOUT2_MISSES) == 20 and len(HELDOUT2) == 31
+    assert len(HELDOUT2) - len(HELDOUT2_FAULTS) == 16
+    assert set(HELDOUT2_FAULTS) <= {i["text"] for i in HELDOUT2}
+    assert not set(HELDOUT2_MISSES) & set(HELDOUT2_SPURIOUS)

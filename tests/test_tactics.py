@@ -258,8 +258,8 @@ def _situations():
 def test_the_position_bias_check_tells_a_reader_from_a_first_option_picker():
     situations = _situations()
     assert len(situations) >= 6
-    reader = position_bias(Picker(reads=True), situations, seed=1)
-    first = position_bias(Picker(reads=False), situations, seed=1)
+    reader = position_bias(Picker(reads=True), situations, seed=1, answer="number")
+    first = position_bias(Picker(reads=False), situations, seed=1, answer="number")
     assert reader.compared == len(situations) and reader.rate == 1.0
     assert first.rate is not None and first.rate < 0.5
 
@@ -273,7 +273,7 @@ def test_the_position_bias_check_leaves_out_menus_of_a_single_option():
     ask = model.complete
     model.complete = lambda request: calls.append(request) or ask(request)  # type: ignore[method-assign]
     only_defense = frozenset(kinds - {"total_defense"})  # « défense totale » is always offered
-    check = position_bias(model, situations, seed=1, hidden_kinds=only_defense)
+    check = position_bias(model, situations, seed=1, hidden_kinds=only_defense, answer="number")
     assert check.compared == 0 and check.rate is None and calls == []
     assert len(check.choices) == len(situations)
 
@@ -285,7 +285,7 @@ def test_reorder_is_seeded_and_keeps_the_options():
     assert again == reorder(options, obs, 7) and sorted(again, key=id) == sorted(options, key=id)
     if len(options) > 1:
         assert again != options
-    policy = LLMPolicy(Picker(reads=False), order_seed=7)
+    policy = LLMPolicy(Picker(reads=False), order_seed=7, answer="number")
     assert policy.options(obs) == reorder(shown_options(obs, policy.hidden_kinds), obs, 7)
 
 
@@ -293,7 +293,7 @@ def test_the_played_plan_is_the_chosen_option():
     """Whatever the order shown, the plan is the chosen option's actions, and the
     transcript names that option's stable id."""
     for order_seed in (None, 3):
-        policy = LLMPolicy(Picker(reads=True), order_seed=order_seed)
+        policy = LLMPolicy(Picker(reads=True), order_seed=order_seed, answer="number")
         for obs in _situations():
             chosen = policy.choose(obs)
             assert not isinstance(chosen, str)
@@ -315,7 +315,7 @@ def test_a_menu_of_ten_options_or_more_is_numbered_on_two_digits():
             return ChatResponse(json.dumps({"option_id": ids[-1]}), 1, 1, 0.0, self.model_id)
 
     model = Record()
-    policy = LLMPolicy(model, hidden_kinds=frozenset())
+    policy = LLMPolicy(model, hidden_kinds=frozenset(), answer="number")
     for obs in _situations():
         policy.decide(obs)
     enums = [r.json_schema["properties"]["option_id"]["enum"] for r in model.requests]
