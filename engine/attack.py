@@ -28,9 +28,13 @@ from engine.los import flanks
 from engine.maps import Cell, GameMap
 from engine.packs import D20_ATTACK
 from engine.reach import Presence, body_cover, range_penalty, threatens
-from engine.rng import Rng
+from engine.rng import Rng, RollKind
 from engine.space import body_deltas, body_distance_ft, top_elevation
 from engine.state import CombatantState
+
+#: roll kinds of this module's dice (module constants: cheaper to read than the enum's)
+_DAMAGE = RollKind.DAMAGE
+_MISS_CHANCE = RollKind.MISS_CHANCE
 
 CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
@@ -221,9 +225,11 @@ def roll_damage(
         if part.physical:
             has_physical = True
             for _ in range(mult):
-                physical += part.dice.roll(rng)
+                physical += part.dice.roll(rng, _DAMAGE)
         else:
-            energy.append((sum(part.dice.roll(rng) for _ in range(energy_mult)), part.types))
+            energy.append(
+                (sum(part.dice.roll(rng, _DAMAGE) for _ in range(energy_mult)), part.types)
+            )
     if has_physical:
         physical += attack.damage_bonus * mult
     elif energy:
@@ -478,7 +484,7 @@ def _swing(
     chance = miss_chance(actor, target)
     if chance:
         # SRD « Concealment »: after the hit (and the confirmation), d100 ≤ chance misses
-        d100 = rng.die(100)
+        d100 = rng.die(100, _MISS_CHANCE)
         if d100 <= chance:
             if fight.log is not None:
                 fight.note(

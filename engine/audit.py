@@ -46,8 +46,8 @@ class RecordingRng:
         self.inner = inner
         self.draws: list[int] = []
 
-    def die(self, sides: int) -> int:
-        value = self.inner.die(sides)
+    def die(self, sides: int, kind: str) -> int:
+        value = self.inner.die(sides, kind)
         self.draws.append(value)
         return value
 

@@ -11,8 +11,9 @@ PF1e is one pack among others; its mechanics take the same short path as before
 (one die, no allocation beyond the record).
 
 >>> from engine.packs import D20_ATTACK
->>> from engine.rng import ScriptedRng
->>> rec = check(ScriptedRng([14]), D20_ATTACK, "attack", (Modifier(2, "attaque"),), 13)
+>>> from engine.rng import ScriptedDice
+>>> dice = ScriptedDice({"attack": [14]})
+>>> rec = check(dice, D20_ATTACK, CheckKind.ATTACK, (Modifier(2, "attaque"),), 13)
 >>> rec.total, rec.success, rec.margin
 (16, True, 3)
 >>> rec.explain()
@@ -31,7 +32,10 @@ from engine.rng import Rng
 
 
 class CheckKind(StrEnum):
-    """What a check resolves. Closed vocabulary, shown in transcripts and JSON."""
+    """What a check resolves. Closed vocabulary, shown in transcripts and JSON.
+
+    Its dice are rolled as the :class:`~engine.rng.RollKind` of the same value
+    unless the check names a finer one (``check(..., roll=...)``)."""
 
     ATTACK = "attack"
     CONFIRM = "confirm"
@@ -220,9 +224,9 @@ class SumDice:
         self.faces = highest - lowest + 1
         self.label = label
 
-    def roll(self, rng: Rng) -> tuple[int, ...]:
+    def roll(self, rng: Rng, kind: str) -> tuple[int, ...]:
         shift = self.lowest - 1
-        return tuple(rng.die(self.faces) + shift for _ in range(self.count))
+        return tuple(rng.die(self.faces, kind) + shift for _ in range(self.count))
 
     def distribution(self) -> dict[int, Fraction]:
         """Exact distribution of the sum (convolution)."""
@@ -253,10 +257,10 @@ class PercentileDice:
     faces = 10
     lowest = 0
 
-    def roll_tens_units(self, rng: Rng, extra: int) -> tuple[int, ...]:
-        tens = rng.die(10) - 1
-        units = rng.die(10) - 1
-        return (tens, units, *(rng.die(10) - 1 for _ in range(extra)))
+    def roll_tens_units(self, rng: Rng, extra: int, kind: str) -> tuple[int, ...]:
+        tens = rng.die(10, kind) - 1
+        units = rng.die(10, kind) - 1
+        return (tens, units, *(rng.die(10, kind) - 1 for _ in range(extra)))
 
     def distribution(self) -> dict[int, Fraction]:
         return {v: Fraction(1, 100) for v in range(1, 101)}
@@ -396,16 +400,17 @@ class CheckMechanic:
             f"{self.where} : niveau de réussite inconnu « {level} » (connus : {known})"
         )
 
-    def roll_dice(self, rng: Rng, edge: int) -> tuple[tuple[int, ...], int]:
-        """Roll the raw dice; return them (in draw order) and the kept value."""
+    def roll_dice(self, rng: Rng, edge: int, kind: str) -> tuple[tuple[int, ...], int]:
+        """Roll the raw dice (of roll kind ``kind``); return them (in draw order)
+        and the kept value."""
         dice = self.dice
         if isinstance(dice, PercentileDice):
-            raw = dice.roll_tens_units(rng, abs(edge))
+            raw = dice.roll_tens_units(rng, abs(edge), kind)
             return raw, keep_percentile(raw, edge)
-        first = dice.roll(rng)
+        first = dice.roll(rng, kind)
         if not edge:
             return first, sum(first)
-        second = dice.roll(rng)
+        second = dice.roll(rng, kind)
         a, b = sum(first), sum(second)
         # advantage keeps the better roll: the higher one rolling over, the lower one under
         want_high = (edge > 0) != self.under
@@ -453,12 +458,13 @@ class CheckMechanic:
         target: int | None,
         edge: int = 0,
         level: str | None = None,
+        roll: str | None = None,
     ) -> RollRecord:
         """Roll one check on the general path (see :func:`check`, which takes a
         short path for PF1e's single-d20 mechanics)."""
         self.verify_edge(edge)
         lv = self.level_named(level)
-        raw, natural = self.roll_dice(rng, edge)
+        raw, natural = self.roll_dice(rng, edge, kind if roll is None else roll)
         mod_total = sum(m.value for m in modifiers)
         under = self.under
         total = natural if under else natural + mod_total
@@ -664,6 +670,7 @@ def check(
     target: int | None,
     edge: int = 0,
     level: str | None = None,
+    roll: str | None = None,
 ) -> RollRecord:
     """Roll one check and return its :class:`RollRecord`.
 
@@ -673,12 +680,14 @@ def check(
 
     :param edge: +1 advantage, −1 disadvantage (see :func:`net_edge`), or ±n
         bonus / penalty dice on a d100.
+    :param roll: the :class:`~engine.rng.RollKind` its dice are rolled as, when
+        finer than ``kind`` (a skill check's skill); ``None``: ``kind``.
     :raises CheckError: for an edge or a level the mechanic does not declare.
     """
     if not mechanic.simple or edge or level is not None:
-        return mechanic.resolve(rng, kind, modifiers, target, edge, level)
+        return mechanic.resolve(rng, kind, modifiers, target, edge, level, roll)
     # PF1e's path, inlined: exactly the draws and arithmetic of the historical d20 check
-    natural = rng.die(mechanic.sides)
+    natural = rng.die(mechanic.sides, kind if roll is None else roll)
     total = natural
     for mod in modifiers:
         total += mod.value

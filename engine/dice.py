@@ -40,19 +40,20 @@ class DiceExpr:
     terms: tuple[DiceTerm, ...]
     flat: int
 
-    def roll(self, rng: Rng) -> int:
-        """Roll the dice once and return the total (dice plus flat constant)."""
+    def roll(self, rng: Rng, kind: str) -> int:
+        """Roll the dice once as ``kind`` (a :class:`~engine.rng.RollKind`) and
+        return the total (dice plus flat constant)."""
         total = self.flat
         for term in self.terms:
             sub = 0
             for _ in range(term.count):
-                sub += rng.die(term.sides)
+                sub += rng.die(term.sides, kind)
             total += sub * term.sign
         return total
 
-    def roll_dice_only(self, rng: Rng) -> int:
+    def roll_dice_only(self, rng: Rng, kind: str) -> int:
         """Roll the dice and return their signed sum, without the flat constant."""
-        return self.roll(rng) - self.flat
+        return self.roll(rng, kind) - self.flat
 
     @property
     def minimum(self) -> int:

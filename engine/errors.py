@@ -6,8 +6,8 @@ Three families, in the spirit of python-chess (malformed / illegal / ambiguous):
   inconsistent. The CLI prints it on one line and exits with status 2.
 * :class:`EncounterError` — the files are valid on their own but cannot be put
   together (unknown side, zone too small…). Also a user error, exit 2.
-* :class:`ScriptExhaustedError` — a :class:`~engine.rng.ScriptedRng` ran out of
-  dice; a test-authoring error, never a user error.
+* :class:`DiceScriptError` — a test's :class:`~engine.rng.ScriptedDice` does not
+  fit the dice asked for; a test-authoring error, never a user error.
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ class EncounterError(Pf1eSimError):
     """Valid files that cannot form an encounter (sides, zones, deployment)."""
 
 
-class ScriptExhaustedError(Pf1eSimError):
-    """A scripted RNG was asked for more dice than it was given."""
+class DiceScriptError(Pf1eSimError):
+    """Scripted dice do not fit the dice asked for: a kind the script does not
+    name, a kind run out, a value impossible on the die, a key that is no roll kind."""
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:

@@ -54,6 +54,7 @@ from engine.fight import C, FightState, Hooks, ReactionEvent, Situation
 from engine.maps import GameMap
 from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
 from engine.reach import threatens, weapon_for
+from engine.rng import RollKind
 from engine.state import Aid, CombatantState, Readied
 from engine.weapons import after_swing as weapon_after_swing
 
@@ -332,7 +333,7 @@ def do_aid(fight: FightState, actor: CombatantState, action: AidAnotherAction) -
     opponent = fight.by_id[plan.opponent_id]
     weapon = plan.weapon
     mods = attack_modifiers(fight, actor, opponent, weapon)
-    rec = check(fight.rng, D20_ATTACK, CheckKind.ATTACK, mods, AID_DC)
+    rec = check(fight.rng, D20_ATTACK, CheckKind.ATTACK, mods, AID_DC, roll=RollKind.AID_ANOTHER)
     what = "attaque" if action.aid_mode == "attack" else "CA"
     text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
@@ -368,7 +369,7 @@ def run_endurance(fight: FightState, actor: CombatantState) -> ActionResult | No
     if "endurance" in profile.features:
         mods.append(Modifier(ENDURANCE_BONUS, "Endurance"))
     dc = RUN_CHECK_DC + actor.run_checks
-    rec = check(fight.rng, D20_PLAIN, CheckKind.CHECK, tuple(mods), dc)
+    rec = check(fight.rng, D20_PLAIN, CheckKind.CHECK, tuple(mods), dc, roll=RollKind.CONSTITUTION)
     actor.run_checks += 1
     if rec.success:
         fight.note(actor, f"continue de courir : Constitution {rec.explain('DD')}", rec)

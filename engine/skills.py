@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import Combatant, CombatantProfile, SkillEntry, ability_mod
 from engine.packs import D20_PLAIN
-from engine.rng import Rng
+from engine.rng import Rng, RollKind
 from engine.state import CombatantState
 
 #: key ability of each PF1e skill (Core Rulebook « Skills » table), lower-case names;
@@ -58,6 +58,13 @@ SKILL_ABILITY: dict[str, str] = {
     "survival": "wis",
     "swim": "str",
     "use magic device": "cha",
+}
+
+#: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
+SKILL_ROLL = {
+    "acrobatics": RollKind.ACROBATICS,
+    "perception": RollKind.PERCEPTION,
+    "stealth": RollKind.STEALTH,
 }
 
 #: French names written in transcripts
@@ -183,9 +190,11 @@ def skill_check(
     extra: Sequence[Modifier] = (),
 ) -> RollRecord:
     """Roll a skill check: d20 + :func:`skill_modifiers` + ``extra`` against ``target``
-    (``None``: an open roll for an opposed check). No natural 1/20 rule."""
+    (``None``: an open roll for an opposed check). No natural 1/20 rule. Its die
+    is rolled as the skill's :data:`SKILL_ROLL` kind."""
     mods = skill_modifiers(state.profile, skill) + tuple(extra)
-    return check(rng, D20_PLAIN, CheckKind.SKILL, mods, target)
+    roll = SKILL_ROLL.get(_key(skill), RollKind.SKILL)
+    return check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
 
 
 def base_cmd(spec: Combatant) -> int:

@@ -29,6 +29,7 @@ from engine.creatures import AttackProfile
 from engine.fight import FightState
 from engine.life import apply_damage
 from engine.maps import Cell, GameMap
+from engine.rng import RollKind
 from engine.space import body_deltas, body_distance_ft
 from engine.state import CombatantState
 
@@ -140,7 +141,7 @@ def scatter(
 ) -> None:
     """A missed splash weapon: roll the d8, find the landing square, splash it."""
     gmap = fight.gmap
-    d8 = fight.rng.die(8)
+    d8 = fight.rng.die(8, RollKind.SCATTER)
     squares = scatter_squares(
         attack, body_distance_ft(gmap, actor.pos, actor.space, target.pos, target.space)
     )

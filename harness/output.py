@@ -34,6 +34,7 @@ a path that is a folder.
 'é\\n'
 >>> sorted(p.name for p in folder.iterdir())
 ['a.txt']
+>>> import shutil; shutil.rmtree(folder)
 """
 
 from __future__ import annotations

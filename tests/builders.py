@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.battle import Battle
 from engine.creatures import CombatantProfile, parse_combatant
 from engine.maps import GameMap, parse_map
-from engine.rng import Rng, ScriptedRng
+from engine.rng import Rng, ScriptedDice
 from engine.state import CombatantState
 from policies import HeuristicPolicy
 
@@ -112,14 +112,16 @@ def state(
 def battle(
     gmap: GameMap,
     combatants: list[CombatantState],
-    rng: Rng | Sequence[int],
+    dice: Rng | Mapping[str, Sequence[int]] | None = None,
     *,
     record: bool = True,
     round_cap: int = 100,
     policies: Any = None,
 ) -> Battle:
-    if not hasattr(rng, "die"):
-        rng = ScriptedRng(rng)  # type: ignore[arg-type]
+    """A battle in round 1 with ``combatants`` in list order, rolling ``dice``: an
+    RNG, or a script per roll kind (``{"attack": [15], "damage": [3]}``, read by
+    :class:`~engine.rng.ScriptedDice`); ``None``: no die may be rolled."""
+    rng = ScriptedDice(dice) if dice is None or isinstance(dice, Mapping) else dice
     sides: list[str] = []
     for c in combatants:
         if c.side not in sides:

@@ -13,7 +13,7 @@ import math
 from builders import Plan, battle, make_map, make_profile, messages, ranged, state
 
 from engine.actions import AidAnotherAction, AttackAction, Reason
-from engine.rng import SeededRng
+from engine.rng import ScriptedDice, SeededRng
 
 GRID = make_map(["....", "....", "...."])
 
@@ -27,7 +27,7 @@ def _trio(dice, *, aider=None, hp=10, extra=()):
 
 
 def test_attack_aid_gives_2_on_the_next_attack_against_that_opponent_only_once():
-    b, a, x, _o = _trio([10, 8, 3, 8])
+    b, a, x, _o = _trio({"aid_another": [10], "attack": [8, 8], "damage": [3]})
     res = b.dispatch(a, AidAnotherAction(target_id="x", opponent_id="o"))
     assert res.ok
     assert messages(b)[-1] == (
@@ -44,14 +44,14 @@ def test_attack_aid_gives_2_on_the_next_attack_against_that_opponent_only_once()
 
 def test_ac_aid_protects_against_that_opponents_next_attack_only():
     other = state("p", "B", make_profile(), GRID, (1, 2), 3)
-    b, a, x, o = _trio([12], extra=[other])
+    b, a, x, o = _trio({"aid_another": [12]}, extra=[other])
     b.dispatch(a, AidAnotherAction(target_id="x", aid_mode="ac", opponent_id="o"))
     assert b.observe(x).combatant("x").to_dict()["aid_ac_bonus"] == {"o": 2}
     # another enemy's attack does not use it
-    b.fight.rng = type(b.fight.rng)([11, 1])  # p hits AC 10 (11 + 1 damage)
+    b.fight.rng = ScriptedDice({"attack": [11], "damage": [1]})  # p hits AC 10 (11 + 1 damage)
     b.dispatch(other, AttackAction(target_id="x"))
     assert messages(b)[-1].startswith("sword vs x d20=11+0=11 CA 10 -> TOUCHÉ")
-    b.fight.rng = type(b.fight.rng)([11, 11, 1])
+    b.fight.rng = ScriptedDice({"attack": [11, 11], "damage": [1]})
     b.dispatch(o, AttackAction(target_id="x"))
     assert messages(b)[-1] == "sword vs x d20=11+0=11 CA 12 (aide +2) -> RATÉ"
     b.dispatch(o, AttackAction(target_id="x"))
@@ -60,7 +60,7 @@ def test_ac_aid_protects_against_that_opponents_next_attack_only():
 
 def test_aids_stack_and_end_at_the_aiders_next_turn():
     helper = state("h", "A", make_profile(), GRID, (1, 3), 3)
-    b, a, x, _o = _trio([10, 10], extra=[helper])
+    b, a, x, _o = _trio({"aid_another": [10, 10]}, extra=[helper])
     b.dispatch(a, AidAnotherAction(target_id="x", opponent_id="o"))
     b.dispatch(helper, AidAnotherAction(target_id="x", opponent_id="o"))
     assert x.aid_bonus("o", "attack") == 4
@@ -72,16 +72,16 @@ def test_aids_stack_and_end_at_the_aiders_next_turn():
 
 
 def test_a_failed_aid_gives_nothing_and_natural_results_apply():
-    b, a, x, _o = _trio([9])
+    b, a, x, _o = _trio({"aid_another": [9]})
     b.dispatch(a, AidAnotherAction(target_id="x"))  # the opponent defaults to o
     assert messages(b)[-1] == "aide x contre o (attaque) d20=9+0=9 vs CA 10 -> échec (marge -1)"
     assert x.aids == []
     weak = make_profile(attacks=[{**_sword(), "attack_bonus": -15}])
-    b, a, x, _o = _trio([20], aider=weak)
+    b, a, x, _o = _trio({"aid_another": [20]}, aider=weak)
     b.dispatch(a, AidAnotherAction(target_id="x"))
     assert messages(b)[-1].endswith("(naturel 20) : +2 en attaque")
     strong = make_profile(attacks=[{**_sword(), "attack_bonus": 15}])
-    b, a, x, _o = _trio([1], aider=strong)
+    b, a, x, _o = _trio({"aid_another": [1]}, aider=strong)
     b.dispatch(a, AidAnotherAction(target_id="x"))
     assert "échec (naturel 1)" in messages(b)[-1] and x.aids == []
 
@@ -96,27 +96,27 @@ def _sword():
 
 
 def test_aid_needs_an_ally_a_melee_weapon_and_the_opponent_in_reach():
-    b, a, _x, _o = _trio([])
+    b, a, _x, _o = _trio({})
     assert b.dispatch(a, AidAnotherAction()).reason == Reason.MISSING_TARGET
     assert b.dispatch(a, AidAnotherAction(target_id="o")).reason == Reason.MISSING_TARGET
     assert b.dispatch(a, AidAnotherAction(target_id="a")).reason == Reason.MISSING_TARGET
     named = AidAnotherAction(target_id="x", opponent_id="x")
     assert b.dispatch(a, named).reason == Reason.MISSING_TARGET
-    b, a, _x, _o = _trio([], aider=make_profile(attacks=[ranged()]))
+    b, a, _x, _o = _trio({}, aider=make_profile(attacks=[ranged()]))
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.NO_WEAPON
     # the seed skipped the position check; the SRD requires it
-    b, a, x, _o = _trio([])
+    b, a, x, _o = _trio({})
     a.pos = GRID.cell(2, 0)
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.OUT_OF_RANGE
     # an opponent not engaged with the ally cannot be aided against
-    b, a, x, _o = _trio([])
+    b, a, x, _o = _trio({})
     x.pos = GRID.cell(2, 3)
     a.pos = GRID.cell(1, 2)
     assert b.dispatch(a, AidAnotherAction(target_id="x")).reason == Reason.MISSING_TARGET
 
 
 def test_the_menu_offers_aid_per_engaged_opponent_and_mode():
-    b, a, _x, _o = _trio([10, 10])
+    b, a, _x, _o = _trio({"aid_another": [10, 10]})
     ids = [o.id for o in b.observe(a).legal_options if o.id.startswith("aid_another")]
     assert ids == ["aid_another:x:o:attack", "aid_another:x:o:ac"]
     for opt in b.observe(a).legal_options:
@@ -127,7 +127,7 @@ def test_the_menu_offers_aid_per_engaged_opponent_and_mode():
 def test_aid_success_rate_matches_the_d20_against_ac_10():
     # +3: natural 7 or more succeeds, 14 faces out of 20
     strong = make_profile(attacks=[{**_sword(), "attack_bonus": 3}])
-    b, a, x, _o = _trio([], aider=strong)
+    b, a, x, _o = _trio({}, aider=strong)
     b.fight.log = None
     b.fight.rng = SeededRng(2024)
     n = 4000
@@ -146,7 +146,7 @@ def test_a_script_can_aid_and_ready():
     from engine.errors import DataError
     from policies.scripted import ScriptedPolicy, parse_script
 
-    b, a, _x, _o = _trio([10, 10])
+    b, a, _x, _o = _trio({})
     script = parse_script("rules:\n  - do: aid_another\n    target: o\n    mode: ac\n")
     plan = ScriptedPolicy(script).decide(b.observe(a))
     assert plan.rationale.startswith("règle 1") and plan.actions[0].aid_mode == "ac"

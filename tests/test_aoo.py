@@ -33,7 +33,7 @@ def test_leaving_a_threatened_square_provokes_once_per_opponent_per_round():
     guard = state("guard", "B", make_profile(), OPEN, (1, 1))
     mover = state("mover", "A", make_profile(hp_max=20), OPEN, (0, 0), 1)
     # the guard's d20 15 hits AC 10, 1d8 = 3
-    b = battle(OPEN, [guard, mover], [15, 3])
+    b = battle(OPEN, [guard, mover], {"attack": [15], "damage": [3]})
     # (0,0), (0,1) and (0,2) are all threatened by the guard: one AoO only
     assert b.dispatch(mover, MoveAction(destination=(0, 5))).ok
     assert _aoo_lines(b) == ["attaque d'opportunité contre mover (quitte une case menacée)"]
@@ -58,7 +58,7 @@ def test_one_aoo_per_round_unless_combat_reflexes():
         )
         a = state("a", "A", make_profile(hp_max=20), OPEN, (0, 0), 1)
         c = state("c", "A", make_profile(hp_max=20), OPEN, (2, 0), 2)
-        b = battle(OPEN, [guard, a, c], [15, 3, 15, 3])
+        b = battle(OPEN, [guard, a, c], {"attack": [15, 15], "damage": [3, 3]})
         b.dispatch(a, MoveAction(destination=(0, 5)))
         b.dispatch(c, MoveAction(destination=(2, 5)))
         return [m.split(" contre ")[1].split(" ")[0] for m in _aoo_lines(b)], guard
@@ -74,7 +74,7 @@ def test_one_aoo_per_round_unless_combat_reflexes():
 def test_five_foot_step_never_provokes():
     guard = state("guard", "B", make_profile(), OPEN, (1, 1))
     mover = state("mover", "A", make_profile(), OPEN, (0, 0), 1)
-    b = battle(OPEN, [guard, mover], [])
+    b = battle(OPEN, [guard, mover])
     assert b.dispatch(mover, FiveFootStepAction(destination=(0, 1))).ok
     assert _aoo_lines(b) == [] and guard.aoo_used == 0
 
@@ -84,7 +84,7 @@ def test_withdraw_start_square_is_safe_but_later_squares_provoke():
     # natural reach 10 ft: the square next to the start is still threatened
     ogre = state("ogre", "B", make_profile(size="Large", attacks=[melee("club")]), row, (0, 5))
     mover = state("mover", "A", make_profile(hp_max=30), row, (0, 4), 1)
-    b = battle(row, [ogre, mover], [15, 3])
+    b = battle(row, [ogre, mover], {"attack": [15], "damage": [3]})
     assert b.dispatch(mover, WithdrawAction()).ok
     text = messages(b)
     assert text[0] == "retraite (0,4)->(0,3)"  # leaving (0,4) never provokes
@@ -97,7 +97,7 @@ def test_withdraw_from_an_ordinary_reach_does_not_provoke():
     row = make_map([".........."])
     guard = state("guard", "B", make_profile(), row, (0, 5))
     mover = state("mover", "A", make_profile(), row, (0, 4), 1)
-    b = battle(row, [guard, mover], [])
+    b = battle(row, [guard, mover])
     assert b.dispatch(mover, WithdrawAction()).ok
     assert _aoo_lines(b) == [] and mover.pos == row.cell(0, 0)
 
@@ -107,7 +107,8 @@ def test_ranged_attack_from_a_threatened_square_provokes_before_the_shot():
     archer = state(
         "archer", "A", make_profile(hp_max=20, attacks=[ranged("bow", inc=60)]), OPEN, (0, 0), 1
     )
-    b = battle(OPEN, [guard, archer], [15, 3, 12, 2])  # AoO hit 3, then the shot
+    # the AoO hits (15) for 3, then the shot (12) for 2
+    b = battle(OPEN, [guard, archer], {"attack": [15, 12], "damage": [3, 2]})
     assert b.dispatch(archer, AttackAction(target_id="guard", weapon_id="bow")).ok
     text = messages(b)
     assert text[0] == "attaque d'opportunité contre archer (tir depuis une case menacée)"
@@ -118,7 +119,7 @@ def test_ranged_attack_from_a_threatened_square_provokes_before_the_shot():
 def test_melee_attack_does_not_provoke():
     guard = state("guard", "B", make_profile(), OPEN, (0, 1))
     fighter = state("fighter", "A", make_profile(), OPEN, (0, 0), 1)
-    b = battle(OPEN, [guard, fighter], [12, 2])
+    b = battle(OPEN, [guard, fighter], {"attack": [12], "damage": [2]})
     assert b.dispatch(fighter, AttackAction(target_id="guard")).ok
     assert _aoo_lines(b) == []
 
@@ -129,7 +130,7 @@ def test_no_aoo_against_a_creature_with_cover_and_the_budget_is_kept():
     mover = state("mover", "A", make_profile(), gmap, (0, 1), 1)
     assert threat(gmap, guard, mover.pos) is not None
     assert cover_bonus(gmap, guard.pos, mover.pos, melee=True) > 0
-    b = battle(gmap, [guard, mover], [])
+    b = battle(gmap, [guard, mover])
     assert b.dispatch(mover, MoveAction(destination=(0, 6))).ok
     assert _aoo_lines(b) == ["attaque d'opportunité impossible contre mover "
                              "(quitte une case menacée) : abri"]  # fmt: skip
@@ -139,7 +140,7 @@ def test_no_aoo_against_a_creature_with_cover_and_the_budget_is_kept():
 def test_a_mover_that_falls_stops_where_it_fell_and_loses_the_rest_of_its_plan():
     guard = state("guard", "B", make_profile(), OPEN, (1, 1))
     mover = state("mover", "A", make_profile(hp_max=2), OPEN, (0, 0), 1)
-    b = battle(OPEN, [guard, mover], [15, 8])
+    b = battle(OPEN, [guard, mover], {"attack": [15], "damage": [8]})
     assert b.dispatch(mover, MoveAction(destination=(0, 5))).ok
     assert mover.pos == OPEN.cell(0, 0) and not mover.active
     assert "tombe, mourant (-6 pv)" in messages(b)
@@ -150,7 +151,7 @@ def test_charging_past_an_enemy_provokes():
     guard = state("guard", "B", make_profile(), gmap, (1, 1))
     target = state("target", "B", make_profile(), gmap, (0, 6), 1)
     charger = state("charger", "A", make_profile(hp_max=20), gmap, (0, 0), 2)
-    b = battle(gmap, [guard, target, charger], [15, 3, 12, 4])
+    b = battle(gmap, [guard, target, charger], {"attack": [15, 12], "damage": [3, 4]})
     assert b.dispatch(charger, ChargeAction(target_id="target")).ok
     text = messages(b)
     assert text[0] == "attaque d'opportunité contre charger (quitte une case menacée)"
@@ -175,7 +176,7 @@ def test_reach_weapon_threatens_a_ring_not_its_dead_zone():
     # the spear wielder cannot attack an adjacent enemy either
     guard = state("guard", "B", make_profile(), OPEN, (1, 2))
     pike = state("pike", "A", spear, OPEN, (1, 1), 1)
-    b = battle(OPEN, [guard, pike], [])
+    b = battle(OPEN, [guard, pike])
     assert b.dispatch(pike, AttackAction(target_id="guard")).reason == Reason.OUT_OF_RANGE
 
 
@@ -184,7 +185,7 @@ def test_leaving_a_reach_ring_provokes_but_leaving_the_dead_zone_does_not():
     row = make_map([".........."])
     pike = state("pike", "B", spear, row, (0, 0))
     mover = state("mover", "A", make_profile(hp_max=20), row, (0, 1), 1)
-    b = battle(row, [pike, mover], [15, 3])
+    b = battle(row, [pike, mover], {"attack": [15], "damage": [3]})
     # (0,1) is in the dead zone; (0,2) is in the ring: leaving it provokes
     assert b.dispatch(mover, MoveAction(destination=(0, 5))).ok
     assert _aoo_lines(b) == ["attaque d'opportunité contre mover (quitte une case menacée)"]
@@ -202,7 +203,7 @@ def test_tiny_creatures_threaten_nothing():
 def test_the_observation_counts_the_aoo_left_this_round():
     guard = state("guard", "B", make_profile(), OPEN, (1, 1))
     mover = state("mover", "A", make_profile(hp_max=20), OPEN, (0, 0), 1)
-    b = battle(OPEN, [guard, mover], [15, 3])
+    b = battle(OPEN, [guard, mover], {"attack": [15], "damage": [3]})
     assert b.observe(guard).actor.aoo_remaining == 1
     b.dispatch(mover, MoveAction(destination=(0, 5)))
     obs = b.observe(guard)
@@ -221,16 +222,8 @@ def test_a_zero_reach_threatens_nothing_not_even_the_square_it_shares():
     grip = state("grip", "B", holder, OPEN, (1, 1), 1)
     guard = state("guard", "B", make_profile(), OPEN, (0, 1), 2)
     assert threat(OPEN, grip, mover.pos) is None and threat(OPEN, guard, mover.pos) is not None
-    b = battle(OPEN, [mover, grip, guard], [2])
+    b = battle(OPEN, [mover, grip, guard], {"attack": [2]})
     assert b.observe(mover).threatening(mover.pos) == ("guard",)
     assert b.dispatch(mover, MoveAction(destination=(3, 1))).ok
     assert _aoo_lines(b) == ["attaque d'opportunité contre rat (quitte une case menacée)"]
     assert (grip.aoo_used, guard.aoo_used) == (0, 1)
-
-
-def test_the_reach_module_doctests():
-    import doctest
-
-    import engine.reach
-
-    assert doctest.testmod(engine.reach).failed == 0

@@ -304,11 +304,3 @@ def test_the_observation_shows_the_three_totals_as_before():
     profile = load_combatant(REPO / "data" / "monsters" / "goblin.json")
     view = ProfileView("goblin", "players", profile)
     assert view.to_dict()["ac"] == {"total": 16, "touch": 13, "flat_footed": 14}
-
-
-def test_doctests():
-    import doctest
-
-    import engine.creatures
-
-    assert doctest.testmod(engine.creatures).failed == 0

@@ -10,14 +10,14 @@ from engine.attack import iterative_penalties, resolve_swing
 ROW = make_map(["............"])
 
 
-def duel(att_kw=None, tgt_kw=None, dice=(), att_pos=(0, 0), tgt_pos=(0, 1), gmap=ROW, **kw):
+def duel(att_kw=None, tgt_kw=None, dice=None, att_pos=(0, 0), tgt_pos=(0, 1), gmap=ROW, **kw):
     a = state("a", "A", make_profile(**(att_kw or {})), gmap, att_pos, 0)
     t = state("t", "B", make_profile(name="Target", **(tgt_kw or {})), gmap, tgt_pos, 1)
-    return battle(gmap, [a, t], list(dice), **kw), a, t
+    return battle(gmap, [a, t], dice, **kw), a, t
 
 
 def test_hit_when_total_meets_ac():
-    b, a, t = duel({"attacks": [melee(bonus=2)]}, dice=[8, 5])
+    b, a, t = duel({"attacks": [melee(bonus=2)]}, dice={"attack": [8], "damage": [5]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 5
     assert a.hits == 1 and a.damage_dealt == 5 and t.damage_taken == 5
@@ -25,14 +25,14 @@ def test_hit_when_total_meets_ac():
 
 
 def test_miss_one_below_ac():
-    b, a, t = duel({"attacks": [melee(bonus=2)]}, dice=[7])
+    b, a, t = duel({"attacks": [melee(bonus=2)]}, dice={"attack": [7]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and a.hits == 0
     assert b.fight.log[-1][2].endswith("-> RATÉ")
 
 
 def test_natural_one_always_misses():
-    b, a, t = duel({"attacks": [melee(bonus=30)]}, dice=[1])
+    b, a, t = duel({"attacks": [melee(bonus=30)]}, dice={"attack": [1]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10
 
@@ -41,7 +41,7 @@ def test_natural_twenty_hits_and_unconfirmed_threat_deals_normal_damage():
     b, a, t = duel(
         {"attacks": [melee()]},
         {"ac": {"total": 50, "touch": 50, "flat_footed": 50}},
-        dice=[20, 5, 3],
+        dice={"attack": [20], "confirm": [5], "damage": [3]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 7 and a.crits == 0
@@ -53,7 +53,7 @@ def test_threat_range_needs_a_hit():
     b, a, t = duel(
         {"attacks": [melee(crit_range=19)]},
         {"ac": {"total": 25, "touch": 25, "flat_footed": 25}},
-        dice=[19],
+        dice={"attack": [19]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and b.fight.rng.remaining == 0
@@ -62,7 +62,11 @@ def test_threat_range_needs_a_hit():
 def test_confirmed_critical_multiplies_physical_dice_and_bonuses_only():
     weapon = melee(dmg="1d8+2", crit_range=19, crit_mult=3, damage_bonus=1)
     weapon["damage"].append({"formula": "1d6", "types": ["fire"]})
-    b, a, t = duel({"attacks": [weapon]}, {"hp_max": 60}, dice=[19, 15, 4, 5, 6, 3])
+    b, a, t = duel(
+        {"attacks": [weapon]},
+        {"hp_max": 60},
+        dice={"attack": [19], "confirm": [15], "damage": [4, 5, 6, 3]},
+    )
     resolve_swing(b.fight, a, t, a.attacks[0])
     # (4+2)+(5+2)+(6+2) + 1×3 = 24 physical, + 3 fire rolled once
     assert t.hp == 60 - 27
@@ -74,7 +78,7 @@ def test_confirmation_natural_twenty_confirms_even_against_huge_ac():
     b, a, t = duel(
         {"attacks": [melee(dmg="1d4")]},
         {"ac": {"total": 60, "touch": 60, "flat_footed": 60}, "hp_max": 60},
-        dice=[20, 20, 1, 1],
+        dice={"attack": [20], "confirm": [20], "damage": [1, 1]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert a.crits == 1 and t.hp == 58
@@ -86,7 +90,7 @@ def test_dr_applies_after_multiplication_and_not_to_energy():
     b, a, t = duel(
         {"attacks": [weapon]},
         {"hp_max": 60, "dr": {"amount": 5, "bypass": "magic"}},
-        dice=[20, 10, 8, 8, 4],
+        dice={"attack": [20], "confirm": [10], "damage": [8, 8, 4]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 60 - ((8 + 8 - 5) + 4)
@@ -95,7 +99,9 @@ def test_dr_applies_after_multiplication_and_not_to_energy():
 
 def test_dr_never_below_zero_on_the_physical_part():
     b, a, t = duel(
-        {"attacks": [melee(dmg="1d4")]}, {"dr": {"amount": 10, "bypass": "-"}}, dice=[15, 3]
+        {"attacks": [melee(dmg="1d4")]},
+        {"dr": {"amount": 10, "bypass": "-"}},
+        dice={"attack": [15], "damage": [3]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and a.hits == 1 and a.damage_dealt == 0
@@ -105,7 +111,9 @@ def _dr_case(types: list[str], bypass: str) -> int:
     weapon = melee(dmg="1d8")
     weapon["damage"][0]["types"] = types
     b, a, t = duel(
-        {"attacks": [weapon]}, {"hp_max": 60, "dr": {"amount": 5, "bypass": bypass}}, dice=[15, 8]
+        {"attacks": [weapon]},
+        {"hp_max": 60, "dr": {"amount": 5, "bypass": bypass}},
+        dice={"attack": [15], "damage": [8]},
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     return 60 - t.hp
@@ -123,7 +131,9 @@ def test_or_bypass_needs_any_component():
 
 
 def test_range_penalty_per_full_increment_beyond_the_first():
-    b, a, t = duel({"attacks": [ranged(inc=10)]}, dice=[14, 2], tgt_pos=(0, 5))
+    b, a, t = duel(
+        {"attacks": [ranged(inc=10)]}, dice={"attack": [14], "damage": [2]}, tgt_pos=(0, 5)
+    )
     resolve_swing(b.fight, a, t, a.attacks[0])
     rolls = b.fight.log[-1][3]
     assert [(m.value, m.source) for m in rolls[0].modifiers] == [
@@ -134,7 +144,7 @@ def test_range_penalty_per_full_increment_beyond_the_first():
 
 
 def test_charge_gives_plus_two_and_minus_two_ac_until_next_turn():
-    b, a, t = duel(dice=[8, 1, 8, 3], tgt_pos=(0, 5))
+    b, a, t = duel(dice={"attack": [8, 8], "damage": [1, 3]}, tgt_pos=(0, 5))
     res = b.dispatch(a, ChargeAction(target_id="t"))
     assert res.ok
     assert a.pos == ROW.cell(0, 4) and a.charging
@@ -146,7 +156,7 @@ def test_charge_gives_plus_two_and_minus_two_ac_until_next_turn():
 
 
 def test_charge_needs_at_least_ten_feet():
-    b, a, _t = duel(dice=[], tgt_pos=(0, 2))
+    b, a, _t = duel(tgt_pos=(0, 2))
     res = b.dispatch(a, ChargeAction(target_id="t"))
     assert not res.ok and res.reason == "no_charge_path"
 
@@ -165,7 +175,9 @@ def test_iterative_attacks_by_bab():
 
 def test_full_attack_rolls_each_iterative_with_its_penalty():
     b, a, t = duel(
-        {"bab": 6, "attacks": [melee(bonus=6, dmg="1d4")]}, {"hp_max": 40}, dice=[4, 1, 9, 2]
+        {"bab": 6, "attacks": [melee(bonus=6, dmg="1d4")]},
+        {"hp_max": 40},
+        dice={"attack": [4, 9], "damage": [1, 2]},
     )
     res = b.dispatch(a, FullAttackAction(target_id="t"))
     assert res.ok
@@ -176,7 +188,9 @@ def test_full_attack_rolls_each_iterative_with_its_penalty():
 
 def test_count_swings_per_action_stop_when_target_falls():
     b, a, t = duel(
-        {"attacks": [melee("talons", dmg="1d4", count=3)]}, {"hp_max": 3}, dice=[15, 4, 15, 4]
+        {"attacks": [melee("talons", dmg="1d4", count=3)]},
+        {"hp_max": 3},
+        dice={"attack": [15, 15], "damage": [4, 4]},
     )
     b.dispatch(a, AttackAction(target_id="t"))
     assert t.hp == -1
@@ -185,10 +199,12 @@ def test_count_swings_per_action_stop_when_target_falls():
 
 def test_high_ground_gives_plus_one_in_melee_only():
     gmap = make_map(["....", "...."], elevation=["1...", "...."])
-    b, a, t = duel({"attacks": [melee()]}, dice=[9, 1], gmap=gmap, tgt_pos=(1, 1))
+    b, a, t = duel(
+        {"attacks": [melee()]}, dice={"attack": [9], "damage": [1]}, gmap=gmap, tgt_pos=(1, 1)
+    )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 9  # 9 + 1 = 10
-    b2, a2, t2 = duel({"attacks": [ranged()]}, dice=[9], gmap=gmap, tgt_pos=(1, 1))
+    b2, a2, t2 = duel({"attacks": [ranged()]}, dice={"attack": [9]}, gmap=gmap, tgt_pos=(1, 1))
     resolve_swing(b2.fight, a2, t2, a2.attacks[0])
     assert t2.hp == 10
 
@@ -197,20 +213,20 @@ def test_touch_attack_uses_touch_ac_and_firearm_only_in_first_increment():
     tgt = {"ac": {"total": 18, "touch": 10, "flat_footed": 18}}
     touch = melee("touch", dmg="1d4")
     touch["kind"] = "touch"
-    b, a, t = duel({"attacks": [touch]}, tgt, dice=[10, 2])
+    b, a, t = duel({"attacks": [touch]}, tgt, dice={"attack": [10], "damage": [2]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 8
     gun = ranged("pistol", inc=10, firearm=True)
-    b, a, t = duel({"attacks": [gun]}, tgt, dice=[10, 2], tgt_pos=(0, 2))
+    b, a, t = duel({"attacks": [gun]}, tgt, dice={"attack": [10], "damage": [2]}, tgt_pos=(0, 2))
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 8  # 10 ft: touch AC 10
-    b, a, t = duel({"attacks": [gun]}, tgt, dice=[12], tgt_pos=(0, 3))
+    b, a, t = duel({"attacks": [gun]}, tgt, dice={"attack": [12]}, tgt_pos=(0, 3))
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10  # 15 ft: second increment, full AC 18 (and -2)
 
 
 def test_weapon_id_must_be_usable():
-    b, a, _t = duel({"attacks": [melee(), ranged()]}, dice=[], tgt_pos=(0, 1))
+    b, a, _t = duel({"attacks": [melee(), ranged()]}, tgt_pos=(0, 1))
     res = b.dispatch(a, AttackAction(target_id="t", weapon_id="nope"))
     assert (res.ok, res.reason) == (False, "weapon_unavailable")
     assert b.fight.rng.remaining == 0

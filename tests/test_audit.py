@@ -20,10 +20,10 @@ class BiasedRng:
     def __init__(self, seed: int) -> None:
         self.inner = SeededRng(seed)
 
-    def die(self, sides: int) -> int:
-        if self.inner.die(20) == 1:
+    def die(self, sides: int, kind: str) -> int:
+        if self.inner.die(20, kind) == 1:
             return sides
-        return self.inner.die(sides)
+        return self.inner.die(sides, kind)
 
 
 def test_chi2_survival_function_known_values() -> None:

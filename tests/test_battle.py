@@ -6,7 +6,7 @@ from builders import Plan, battle, make_map, make_profile, state
 
 from engine.actions import SwiftAction, TurnPlan, WaitAction
 from engine.battle import Battle
-from engine.rng import ScriptedRng, SeededRng
+from engine.rng import ScriptedDice, SeededRng
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -26,7 +26,7 @@ def test_initiative_sorted_on_total_then_modifier_then_list_order():
         ("c", "B", (0, 4), {"initiative_mod": 0}),
         ("d", "B", (0, 5), {"initiative_mod": 1}),
     ]
-    b, _ = fresh(ROW, specs, ScriptedRng([10, 8, 10, 9]))
+    b, _ = fresh(ROW, specs, ScriptedDice({"initiative": [10, 8, 10, 9]}))
     b.roll_initiative()
     # totals: a 10, b 10 (mod 2), c 10, d 10 (mod 1)
     assert [c.id for c in b.fight.order] == ["b", "d", "a", "c"]
@@ -35,7 +35,7 @@ def test_initiative_sorted_on_total_then_modifier_then_list_order():
 
 def test_victory_when_one_side_has_no_active_combatant():
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 1), {"hp_max": 1})]
-    b, _ = fresh(ROW, specs, ScriptedRng([20, 1, 15, 4]))
+    b, _ = fresh(ROW, specs, ScriptedDice({"initiative": [20, 1], "attack": [15], "damage": [4]}))
     result = b.run()
     assert result.winner == "A" and result.rounds == 1
     assert result.log[-1][2] == "combat terminé : victoire de A en 1 round"
@@ -53,7 +53,7 @@ def test_round_cap_is_a_draw():
 def test_plan_results_are_reported_in_plan_order():
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
     plan = Plan(SwiftAction(), WaitAction(), WaitAction())
-    b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": plan, "B": Plan()})
+    b, (a, _t) = fresh(ROW, specs, ScriptedDice(), policies={"A": plan, "B": Plan()})
     b.fight.round = 1
     b.take_turn(a)
     assert [(r.kind, r.ok, r.reason) for r in a.last_results] == [
@@ -72,7 +72,7 @@ def test_policy_sees_its_last_turn_results():
             return TurnPlan((WaitAction(), SwiftAction()))
 
     specs = [("a", "A", (0, 0), {}), ("t", "B", (0, 5), {})]
-    b, (a, _t) = fresh(ROW, specs, ScriptedRng([]), policies={"A": Recorder(), "B": Plan()})
+    b, (a, _t) = fresh(ROW, specs, ScriptedDice(), policies={"A": Recorder(), "B": Plan()})
     b.fight.round = 1
     b.take_turn(a)
     b.take_turn(a)
@@ -82,5 +82,5 @@ def test_policy_sees_its_last_turn_results():
 
 def test_battle_helper_builds_a_ready_battle():
     a = state("a", "A", make_profile(), ROW, (0, 0), 0)
-    b = battle(ROW, [a], [])
+    b = battle(ROW, [a])
     assert b.fight.round == 1 and b.fight.order == [a]

@@ -3,22 +3,16 @@ and the encounter file read once per command."""
 
 from __future__ import annotations
 
-import doctest
 import json
 from pathlib import Path
 
 import pytest
 
-import harness.cli.config
 import harness.encounter_file
 from harness.cli.config import RunConfig, load_setup
 from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(harness.cli.config).failed == 0
 
 
 def test_a_flag_given_wins_and_a_flag_left_out_keeps_the_files_value() -> None:

@@ -22,7 +22,7 @@ def test_roll_pf1e_attack_explained(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = run(capsys, ["roll", "+5 (Force) +1 (arme) vs 15", "--type", "attack",
                                 "--seed", "3"])  # fmt: skip
     assert rc == 0, err
-    d20 = SeededRng(3).die(20)
+    d20 = SeededRng(3).die(20, "check")
     total = d20 + 6
     assert f"Dés : d20 → {d20}\n" in out
     assert "Modificateurs : +5 (Force), +1 (arme) → +6\n" in out
@@ -40,7 +40,7 @@ def test_roll_2d5_json_recomputes(capsys: pytest.CaptureFixture[str]) -> None:
         assert rc == 0, err
         data = json.loads(out)
         rng = SeededRng(seed)
-        a, b = rng.die(6) - 1, rng.die(6) - 1
+        a, b = rng.die(6, "check") - 1, rng.die(6, "check") - 1
         roll = data["roll"]
         assert roll["dice"] == [a, b]
         assert roll["natural"] == a + b
@@ -61,7 +61,11 @@ def test_roll_coc_bonus_die_and_level(capsys: pytest.CaptureFixture[str]) -> Non
                                 "--seed", "5"])  # fmt: skip
     assert rc == 0, err
     rng = SeededRng(5)
-    tens, units, extra = rng.die(10) - 1, rng.die(10) - 1, rng.die(10) - 1
+    tens, units, extra = (
+        rng.die(10, "check") - 1,
+        rng.die(10, "check") - 1,
+        rng.die(10, "check") - 1,
+    )
 
     def value(t: int) -> int:
         return t * 10 + units or 100
@@ -86,7 +90,7 @@ def test_roll_advantage_named_difficulty(capsys: pytest.CaptureFixture[str]) -> 
     rc, out, err = run(capsys, ["roll", "+3 (Dex) vs moyenne avantage avantage",
                                 "--pack", "d20-maison", "--seed", "4"])  # fmt: skip
     rng = SeededRng(4)
-    a, b = rng.die(20), rng.die(20)
+    a, b = rng.die(20, "check"), rng.die(20, "check")
     assert f"avantage, d20 lancé deux fois → {a} et {b}, gardé {max(a, b)} (le meilleur)" in out
 
 
@@ -124,4 +128,4 @@ def test_roll_expression_may_start_with_a_penalty(capsys: pytest.CaptureFixture[
     assert rc == 0, err
     roll = json.loads(out)["roll"]
     assert roll["modifiers"] == [{"value": -2, "source": "malus"}]
-    assert roll["total"] == SeededRng(1).die(20) - 2
+    assert roll["total"] == SeededRng(1).die(20, "check") - 2

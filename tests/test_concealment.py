@@ -19,17 +19,20 @@ ROW = make_map(["........", "........"])
 AC = {"total": 14, "touch": 12, "flat_footed": 12}
 
 
-def _duel(attacker_conditions=(), target_conditions=(), dice=()):
+def _duel(attacker_conditions=(), target_conditions=(), dice=None):
     me = state("me", "A", make_profile(conditions=list(attacker_conditions)), ROW, (0, 0))
     foe = state(
         "foe", "B", make_profile(ac=AC, hp_max=30, conditions=list(target_conditions)),
         ROW, (0, 1), 1,
     )  # fmt: skip
-    return battle(ROW, [me, foe], list(dice)), me, foe
+    return battle(ROW, [me, foe], dice), me, foe
 
 
 def test_a_blurred_target_makes_a_hit_miss_on_d100_at_most_20():
-    b, me, foe = _duel(target_conditions=["blurred"], dice=[15, 20, 15, 21, 4])
+    b, me, foe = _duel(
+        target_conditions=["blurred"],
+        dice={"attack": [15, 15], "miss_chance": [20, 21], "damage": [4]},
+    )
     b.dispatch(me, AttackAction(target_id="foe"))
     assert messages(b)[-1] == (
         "sword vs foe d20=15+0=15 CA 14 -> TOUCHÉ, mais camouflage : d100=20 ≤ 20 % -> RATÉ"
@@ -52,7 +55,7 @@ def test_miss_chances_by_condition_and_the_blinded_attacker():
 
 
 def test_an_invisible_attacker_gets_2_and_the_target_loses_its_dex_bonus():
-    b, me, _foe = _duel(attacker_conditions=["invisible"], dice=[10, 3])
+    b, me, _foe = _duel(attacker_conditions=["invisible"], dice={"attack": [10], "damage": [3]})
     b.dispatch(me, AttackAction(target_id="foe"))
     # AC 14 − 2 (Dex, from flat-footed 12) = 12; 10 + 2 = 12 hits
     assert messages(b)[-1].startswith("sword vs foe d20=10+2=12 CA 12 (sans Dex -2) -> TOUCHÉ")
@@ -62,7 +65,7 @@ def test_no_attack_of_opportunity_against_total_concealment_or_from_a_blinded_gu
     for guard_cond, mover_cond in (((), ["invisible"]), (["blinded"], ())):
         guard = state("guard", "B", make_profile(conditions=list(guard_cond)), ROW, (1, 1))
         mover = state("mover", "A", make_profile(conditions=list(mover_cond)), ROW, (0, 0), 1)
-        b = battle(ROW, [guard, mover], [])
+        b = battle(ROW, [guard, mover])
         b.dispatch(mover, MoveAction(destination=(0, 6)))
         assert messages(b)[0] == (
             "attaque d'opportunité impossible contre mover (quitte une case menacée) : "

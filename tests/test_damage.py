@@ -29,11 +29,11 @@ FLAMING = {
 }
 
 
-def _hit(target_kw, attack, dice, *, hp=None):
-    """One attack that hits (d20 = 15) with the scripted damage dice."""
+def _hit(target_kw, attack, damage, *, hp=None):
+    """One attack that hits (d20 = 15) with the scripted ``damage`` dice."""
     target = state("t", "B", make_profile(hp_max=30, **target_kw), ROW, (0, 1), hp=hp)
     me = state("me", "A", make_profile(attacks=[attack]), ROW, (0, 0), 1)
-    b = battle(ROW, [target, me], [15, *dice])
+    b = battle(ROW, [target, me], {"attack": [15], "damage": damage})
     assert b.dispatch(me, AttackAction(target_id="t")).ok
     return target, me, messages(b)[-1]
 
@@ -114,14 +114,14 @@ def test_nonlethal_beyond_max_hp_is_lethal():
     target = state("t", "B", make_profile(hp_max=30), ROW, (0, 1))
     target.nonlethal = 28  # from earlier blows (staggered at 28 hp would need hp 28)
     me = state("me", "A", make_profile(attacks=[UNARMED]), ROW, (0, 0), 1)
-    b = battle(ROW, [target, me], [15, 6])
+    b = battle(ROW, [target, me], {"attack": [15], "damage": [6]})
     b.dispatch(me, AttackAction(target_id="t"))
     assert (target.nonlethal, target.hp) == (30, 26)  # 2 fill the track, 4 are lethal
 
 
 def test_an_unconscious_creature_counts_as_down():
     from engine.battle import Battle
-    from engine.rng import ScriptedRng
+    from engine.rng import ScriptedDice
     from policies import HeuristicPolicy
 
     brawler = state("brawler", "A", make_profile(attacks=[UNARMED]), ROW, (0, 0))
@@ -129,7 +129,12 @@ def test_an_unconscious_creature_counts_as_down():
     policies = {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
     # initiative 20 / 1; the brawler hits (15) for 6 nonlethal > 4 hp
     fight = Battle(
-        ROW, [brawler, foe], ("A", "B"), ScriptedRng([20, 1, 15, 6]), policies, record=True
+        ROW,
+        [brawler, foe],
+        ("A", "B"),
+        ScriptedDice({"initiative": [20, 1], "attack": [15], "damage": [6]}),
+        policies,
+        record=True,
     )
     out = fight.run()
     assert out.winner == "A" and out.rounds == 1

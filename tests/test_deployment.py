@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-import engine.deployment
 from engine.deployment import (
     CellsDeployment,
     FormationDeployment,
@@ -44,10 +41,6 @@ SIDES = [("west", [GUARD, GUARD, GUARD]), ("east", [ORC, ORC])]
 
 def starts(enc, side="west"):
     return [enc.gmap.rc(p.cell) for p in enc.placements if p.side == side]
-
-
-def test_doctests():
-    assert doctest.testmod(engine.deployment).failed == 0
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ def test_unimplemented_kinds_answer_unsupported_kind():
     gmap = make_map(["...."])
     a = state("a", "A", make_profile(), gmap, (0, 0), 0)
     t = state("t", "B", make_profile(), gmap, (0, 3), 1)
-    b = battle(gmap, [a, t], [])
+    b = battle(gmap, [a, t])
     for cls in typing.get_args(A.Action):
         action = cls()
         if action.kind in A.IMPLEMENTED_KINDS:

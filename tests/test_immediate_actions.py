@@ -19,6 +19,7 @@ from engine.actions import (
     SwiftAction,
 )
 from engine.readiness import ReactionEvent
+from engine.rng import ScriptedDice
 
 ROW = make_map(["......"])
 
@@ -46,7 +47,7 @@ def _pair(dice, reactor):
 
 
 def test_no_reaction_policy_changes_nothing():
-    b, me, foe = _pair([15, 3], None)
+    b, me, foe = _pair({"attack": [15], "damage": [3]}, None)
     me.has_acted = True
     b.dispatch(foe, AttackAction(target_id="me"))
     assert not me.immediate_used and len(messages(b)) == 1
@@ -54,7 +55,7 @@ def test_no_reaction_policy_changes_nothing():
 
 def test_events_reach_the_policy_and_an_off_turn_immediate_uses_the_next_swift():
     reactor = Reactor("me")
-    b, me, foe = _pair([15, 3], reactor)
+    b, me, foe = _pair({"attack": [15], "damage": [3]}, reactor)
     me.has_acted = foe.has_acted = True
     b.dispatch(foe, AttackAction(target_id="me"))
     kinds = [(who, e.kind) for who, e in reactor.asked]
@@ -70,7 +71,7 @@ def test_events_reach_the_policy_and_an_off_turn_immediate_uses_the_next_swift()
     assert b.observe(me).combatant("me").to_dict()["immediate_used"] is True
     # no second immediate before its next turn is over
     reactor.asked.clear()
-    b.fight.rng = type(b.fight.rng)([15, 3])
+    b.fight.rng = ScriptedDice({"attack": [15], "damage": [3]})
     b.dispatch(foe, AttackAction(target_id="me"))
     assert [who for who, _e in reactor.asked] == ["foe", "foe"]
     # its next turn has no swift action; then everything is back
@@ -84,7 +85,7 @@ def test_events_reach_the_policy_and_an_off_turn_immediate_uses_the_next_swift()
 
 
 def test_on_its_own_turn_an_immediate_action_is_its_swift_action():
-    b, me, _foe = _pair([], None)
+    b, me, _foe = _pair({}, None)
     b._policies = {"A": Plan(ImmediateAction(), SwiftAction())}
     b.take_turn(me)
     assert [(r.ok, r.reason) for r in me.last_results] == [
@@ -103,7 +104,7 @@ def test_on_its_own_turn_an_immediate_action_is_its_swift_action():
     b._policies = {"A": Plan(ImmediateAction())}
     b.take_turn(me)
     b.reaction_policy = Reactor("me", "attack_resolved")
-    b.fight.rng = type(b.fight.rng)([2])
+    b.fight.rng = ScriptedDice({"attack": [2]})
     b.dispatch(_foe, AttackAction(target_id="me"))
     assert me.immediate_used
 
@@ -112,9 +113,7 @@ def test_a_reaction_during_its_own_turn_uses_this_turns_swift_action():
     reactor = Reactor("me", "movement_step")
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 5), 1)
-    b = battle(
-        ROW, [me, foe], [], policies={"A": Plan(MoveAction(target_id="foe"), ImmediateAction())}
-    )
+    b = battle(ROW, [me, foe], policies={"A": Plan(MoveAction(target_id="foe"), ImmediateAction())})
     b.reaction_policy = reactor
     b.take_turn(me)
     assert me.pos == ROW.cell(0, 4)
@@ -131,7 +130,7 @@ def test_a_reaction_during_its_own_turn_uses_this_turns_swift_action():
 
 def test_flat_footed_creatures_are_not_asked_and_one_reaction_per_event():
     reactor = Reactor("nobody", "attack_resolved")
-    b, me, foe = _pair([2], reactor)
+    b, me, foe = _pair({"attack": [2]}, reactor)
     b.dispatch(foe, AttackAction(target_id="me"))
     assert reactor.asked == []  # neither has had a turn yet
 
@@ -143,7 +142,7 @@ def test_flat_footed_creatures_are_not_asked_and_one_reaction_per_event():
     everyone = Everyone()
     b.reaction_policy = everyone
     me.has_acted = foe.has_acted = True
-    b.fight.rng = type(b.fight.rng)([2])
+    b.fight.rng = ScriptedDice({"attack": [2]})
     b.dispatch(foe, AttackAction(target_id="me"))
     assert [who for who, _e in everyone.asked] == ["me"]
     assert me.immediate_used and not foe.immediate_used
@@ -154,7 +153,7 @@ def test_a_reaction_that_is_not_an_immediate_action_is_refused():
         def react(self, obs, event):
             return AttackAction(target_id="foe")
 
-    b, me, foe = _pair([2], Wrong())
+    b, me, foe = _pair({"attack": [2]}, Wrong())
     me.has_acted = True
     b.dispatch(foe, AttackAction(target_id="me"))
     assert "réaction refusée : attack (unsupported_kind)" in messages(b)

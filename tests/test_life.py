@@ -6,6 +6,7 @@ from builders import Plan, battle, make_map, make_profile, melee, state
 
 from engine.actions import AttackAction, FullAttackAction, MoveAction
 from engine.life import apply_damage, stabilization_check, update_state
+from engine.rng import ScriptedDice
 
 ROW = make_map(["........"])
 
@@ -35,17 +36,17 @@ def test_dying_below_zero_and_dead_at_minus_con_score():
 
 def test_stabilization_check_success_and_failure():
     c = one(hp=-3)
-    rec = stabilization_check(make_rng([13]), c)  # 13 + 0 - 3 = 10
+    rec = stabilization_check(ScriptedDice({"stabilize": [13]}), c)  # 13 + 0 - 3 = 10
     assert rec.success and c.stable and c.hp == -3
     c = one(hp=-3)
-    rec = stabilization_check(make_rng([12]), c)
+    rec = stabilization_check(ScriptedDice({"stabilize": [12]}), c)
     assert not rec.success and not c.stable and c.hp == -4
     assert [m.source for m in rec.modifiers] == ["Constitution", "points de vie négatifs"]
 
 
 def test_natural_twenty_always_stabilizes():
     c = one({"abilities": {"str_score": 10, "dex_score": 10, "con_score": 18}}, hp=-17)
-    rec = stabilization_check(make_rng([20]), c)  # 20 + 4 - 17 = 7 < 10
+    rec = stabilization_check(ScriptedDice({"stabilize": [20]}), c)  # 20 + 4 - 17 = 7 < 10
     assert rec.success and rec.automatic and c.stable
 
 
@@ -84,17 +85,11 @@ def test_update_state_is_idempotent_for_the_living():
     assert c.active and not c.dead
 
 
-def make_rng(values):
-    from engine.rng import ScriptedRng
-
-    return ScriptedRng(values)
-
-
 def test_disabled_gets_one_action_and_pays_one_hp_for_a_standard_action():
     a = state("a", "A", make_profile(attacks=[melee(dmg="1d4")]), ROW, (0, 0), 0, hp=0)
     t = state("t", "B", make_profile(), ROW, (0, 1), 1)
     plans = {"A": Plan(FullAttackAction(target_id="t"), AttackAction(target_id="t")), "B": Plan()}
-    b = battle(ROW, [a, t], [15, 2], policies=plans)
+    b = battle(ROW, [a, t], {"attack": [15], "damage": [2]}, policies=plans)
     b.take_turn(a)
     assert [r.reason for r in a.last_results] == ["downgraded:staggered", None]
     assert t.hp == 8
@@ -107,7 +102,6 @@ def test_disabled_move_costs_nothing_and_is_at_half_speed():
     b = battle(
         ROW,
         [a, t],
-        [],
         policies={"A": Plan(MoveAction(target_id="t"), MoveAction(target_id="t")), "B": Plan()},
     )
     b.take_turn(a)
@@ -120,7 +114,9 @@ def test_dying_turn_is_a_stabilization_check_in_the_fight_loop():
     a = state("a", "A", make_profile(), ROW, (0, 0), 0, hp=-2)
     ally = state("b", "A", make_profile(), ROW, (0, 3), 1)
     t = state("t", "B", make_profile(), ROW, (0, 7), 2)
-    b = battle(ROW, [a, ally, t], [5], round_cap=1, policies={"A": Plan(), "B": Plan()})
+    b = battle(
+        ROW, [a, ally, t], {"stabilize": [5]}, round_cap=1, policies={"A": Plan(), "B": Plan()}
+    )
     b.fight.round = 0
     b.fight.order = [a]
     b._dying_turn(a)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import doctest
 import json
 import tempfile
 from pathlib import Path
@@ -34,7 +33,6 @@ from builders import archer_vs_two as _encounter
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import policies.answers
 from engine.creatures import load_combatant
 from engine.encounter import build_encounter
 from engine.maps import load_map
@@ -261,10 +259,6 @@ def test_clean_text_strips_escapes_whole():
     assert clean_text("\x1b]8;;http://x\x1b\\lien\x1b]8;;\x1b\\") == "lien"
     assert clean_text("à\tla\u2028ligne\r\x00\u202e!") == "à la ligne!"
     assert clean_text("Attaquez l'orc « blessé » — vite…") == "Attaquez l'orc « blessé » — vite…"
-
-
-def test_doctests():
-    assert doctest.testmod(policies.answers).failed == 0
 
 
 @PROPERTY

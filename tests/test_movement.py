@@ -12,12 +12,12 @@ from engine.movement import can_withdraw_from, path_toward, withdraw_path
 CORRIDOR = make_map([".........."])
 
 
-def setup(gmap, *placements, dice=()):
+def setup(gmap, *placements, dice=None):
     states = [
         state(ident, side, make_profile(**kw), gmap, pos, i)
         for i, (ident, side, pos, kw) in enumerate(placements)
     ]
-    return battle(gmap, states, list(dice)), states
+    return battle(gmap, states, dice), states
 
 
 def test_move_stops_adjacent_to_the_target():
@@ -123,7 +123,7 @@ def test_charge_is_limited_to_twice_the_speed():
     gmap = make_map(["." * 16])
     b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 14), {}))
     assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_charge_path"  # 13 squares
-    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 13), {}), dice=[2])
+    b, (a, _t) = setup(gmap, ("a", "A", (0, 0), {}), ("t", "B", (0, 13), {}), dice={"attack": [2]})
     assert b.dispatch(a, ChargeAction(target_id="t")).ok  # exactly 12 squares = 60 ft
     assert a.pos == gmap.cell(0, 12)
 

@@ -214,18 +214,6 @@ def test_no_model_gives_the_template_with_the_reason():
     assert "modèle local indisponible" in story.provenance()
 
 
-def test_doctests():
-    import doctest
-
-    import lexicon
-
-    import harness.clauses
-    import harness.narrative
-
-    for module in (harness.clauses, harness.narrative, lexicon):
-        assert doctest.testmod(module).failed == 0
-
-
 def test_whatever_the_model_chooses_the_delivered_text_passes_the_audit():
     """Every offered clause of every sample report, through the narrator and the bench's
     independent audit (numbers, clause type derived again from the report, lexicon)."""

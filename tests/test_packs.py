@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from engine.checks import CRITICAL_FAILURE, CRITICAL_SUCCESS, CheckError, Modifier, check, net_edge
 from engine.errors import DataError
 from engine.packs import D20_ATTACK, PACK_DIR, PF1E, builtin_packs, load_pack, parse_pack
-from engine.rng import ScriptedRng, SeededRng
+from engine.rng import ScriptedDice, SeededRng
 
 N = 20_000
 
@@ -65,9 +65,9 @@ def test_advantage_never_stacks_and_cancels() -> None:
 
 def test_advantage_keeps_the_better_die_and_records_both() -> None:
     mech = load_pack("d20-maison").mechanic("check")
-    rec = check(ScriptedRng([4, 17]), mech, "skill", (Modifier(2, "Dex"),), 15, 1)
+    rec = check(ScriptedDice({"skill": [4, 17]}), mech, "skill", (Modifier(2, "Dex"),), 15, 1)
     assert (rec.dice, rec.natural, rec.total, rec.success, rec.margin) == ((4, 17), 17, 19, True, 4)
-    rec = check(ScriptedRng([4, 17]), mech, "skill", (Modifier(2, "Dex"),), 15, -1)
+    rec = check(ScriptedDice({"skill": [4, 17]}), mech, "skill", (Modifier(2, "Dex"),), 15, -1)
     assert (rec.natural, rec.success, rec.margin) == (4, False, -9)
     # no natural results in seed 000: a natural 20 at +0 against 25 fails
     assert mech.probabilities(0, 25)["réussite"] == 0
@@ -91,7 +91,7 @@ def test_freeform_d20_criticals() -> None:
     probs = mech.probabilities(10, 5)  # everything but the natural 1
     assert probs["réussite"] == Fraction(19, 20)
     assert probs[CRITICAL_FAILURE] == Fraction(1, 20)
-    rec = check(ScriptedRng([1]), mech, "check", (Modifier(10, "bonus"),), 5)
+    rec = check(ScriptedDice({"check": [1]}), mech, "check", (Modifier(10, "bonus"),), 5)
     assert (rec.success, rec.level, rec.automatic) == (False, CRITICAL_FAILURE, True)
 
 
@@ -126,14 +126,14 @@ def test_coc_bonus_and_penalty_dice() -> None:
 def test_coc_00_plus_0_is_100_and_bonus_keeps_lower() -> None:
     mech = load_pack("coc7-lite").mechanic("check")
     # rng.die(10) - 1: tens 0, units 0 -> 100, a fumble
-    rec = check(ScriptedRng([1, 1]), mech, "check", (), 99)
+    rec = check(ScriptedDice({"check": [1, 1]}), mech, "check", (), 99)
     assert (rec.natural, rec.success, rec.level) == (100, False, CRITICAL_FAILURE)
     # tens 0 and 5 with units 0: candidates 100 and 50; the bonus die keeps 50
-    rec = check(ScriptedRng([1, 1, 6]), mech, "check", (), 60, 1)
+    rec = check(ScriptedDice({"check": [1, 1, 6]}), mech, "check", (), 60, 1)
     assert (rec.dice, rec.natural, rec.success) == ((0, 0, 5), 50, True)
-    rec = check(ScriptedRng([1, 1, 6]), mech, "check", (), 60, -1)
+    rec = check(ScriptedDice({"check": [1, 1, 6]}), mech, "check", (), 60, -1)
     assert rec.natural == 100
-    rec = check(ScriptedRng([1, 2]), mech, "check", (), 5)  # 01: critical
+    rec = check(ScriptedDice({"check": [1, 2]}), mech, "check", (), 5)  # 01: critical
     assert (rec.natural, rec.level, rec.success) == (1, CRITICAL_SUCCESS, True)
 
 
@@ -157,8 +157,9 @@ def test_2d5_forced_results_and_their_margins() -> None:
 
 def roll_2d5(a: int, b: int, value: int, mod: int) -> tuple[bool | None, int | None]:
     # a d5 face f is drawn as rng.die(6) = f + 1
-    rec = check(ScriptedRng([a + 1, b + 1]), load_pack("2d5").mechanic("check"), "check",
-                (Modifier(mod, "modificateur"),), value)  # fmt: skip
+    dice = ScriptedDice({"check": [a + 1, b + 1]})
+    mech = load_pack("2d5").mechanic("check")
+    rec = check(dice, mech, "check", (Modifier(mod, "modificateur"),), value)
     assert rec.natural == a + b and rec.threshold == value + mod
     return rec.success, rec.margin
 
@@ -200,7 +201,7 @@ def test_pf1e_mechanics_keep_the_engine_semantics() -> None:
     assert skill.probabilities(0, 25)["réussite"] == 0
     assert PF1E.mechanic("stabilize").probabilities(-20, 10)["réussite"] == Fraction(1, 20)
     assert PF1E.mechanic("confirm") is attack
-    rng = ScriptedRng([20, 7])
+    rng = ScriptedDice({"attack": [20, 7]})
     rec = check(rng, attack, "attack", (Modifier(-5, "x"),), 40)
     assert (rec.success, rec.automatic, rec.margin, rng.remaining) == (True, True, -25, 1)
     assert PF1E.difficulty("moyenne") == 10
@@ -247,16 +248,6 @@ def test_unknown_pack_and_bad_dice() -> None:
     text = BASE.format(extra="").replace("{check: check}", "{attaque: check}")
     with pytest.raises(DataError, match="type de jet inconnu"):
         parse_pack(text, "essai.yaml")
-
-
-def test_doctests() -> None:
-    import doctest
-
-    import engine.checks
-    import engine.packs
-
-    for module in (engine.checks, engine.packs):
-        assert doctest.testmod(module).failed == 0
 
 
 # -- property: mutated packs load or raise DataError, nothing else --------------------------

@@ -51,22 +51,22 @@ def test_flanking_needs_an_active_ally_that_threatens_the_target():
     target = state("t", "B", make_profile(), OPEN, (1, 1))
     me = state("me", "A", make_profile(), OPEN, (0, 1), 1)
     ally = state("ally", "A", make_profile(), OPEN, (2, 1), 2)
-    b = battle(OPEN, [target, me, ally], [])
+    b = battle(OPEN, [target, me, ally])
     assert _sources(b, me, target)["prise en tenaille"] == 2
     # an ally with only a bow threatens nothing
     archer = state("ally", "A", make_profile(attacks=[ranged("bow")]), OPEN, (2, 1), 2)
-    b = battle(OPEN, [target, me, archer], [])
+    b = battle(OPEN, [target, me, archer])
     assert "prise en tenaille" not in _sources(b, me, target)
     # a dying ally does not flank
     dying = state("ally", "A", make_profile(), OPEN, (2, 1), 2, hp=-1)
-    b = battle(OPEN, [target, me, dying], [])
+    b = battle(OPEN, [target, me, dying])
     assert "prise en tenaille" not in _sources(b, me, target)
     # a reach weapon's dead zone does not threaten: no flank from adjacent
     pike = state(
         "ally", "A", make_profile(attacks=[melee("longspear", reach_weapon=True)]),
         OPEN, (2, 1), 2,
     )  # fmt: skip
-    b = battle(OPEN, [target, me, pike], [])
+    b = battle(OPEN, [target, me, pike])
     assert "prise en tenaille" not in _sources(b, me, target)
 
 
@@ -74,7 +74,7 @@ def test_flanking_shows_in_the_observation_and_the_transcript():
     target = state("t", "B", make_profile(), OPEN, (1, 1))
     me = state("me", "A", make_profile(), OPEN, (0, 1), 1)
     ally = state("ally", "A", make_profile(), OPEN, (2, 1), 2)
-    b = battle(OPEN, [target, me, ally], [9, 1])  # 9 + 2 = 11 hits AC 10
+    b = battle(OPEN, [target, me, ally], {"attack": [9], "damage": [1]})  # 9 + 2 = 11 hits AC 10
     assert b.observe(me).pair("t").flanking
     assert not b.observe(target).pair("me").flanking
     b.dispatch(me, AttackAction(target_id="t"))
@@ -86,7 +86,7 @@ def test_shooting_into_melee_takes_minus_4_unless_precise_shot_or_ten_feet_clear
     archer_p = make_profile(attacks=[ranged("bow", inc=100)])
     shooter = state("archer", "A", archer_p, OPEN, (1, 0), 1)
     friend = state("friend", "A", make_profile(), OPEN, (1, 4), 2)
-    b = battle(OPEN, [target, shooter, friend], [])
+    b = battle(OPEN, [target, shooter, friend])
     assert _sources(b, shooter, target)["tir dans la mêlée"] == -4
     assert b.observe(shooter).pair("t").shooting_into_melee
     # Precise Shot
@@ -94,21 +94,21 @@ def test_shooting_into_melee_takes_minus_4_unless_precise_shot_or_ten_feet_clear
         "archer", "A", make_profile(attacks=[ranged("bow", inc=100)], features=["Precise Shot"]),
         OPEN, (1, 0), 1,
     )  # fmt: skip
-    b = battle(OPEN, [target, sharp, friend], [])
+    b = battle(OPEN, [target, sharp, friend])
     assert "tir dans la mêlée" not in _sources(b, sharp, target)
     # a friend with a reach weapon 10 ft away is engaged, but the target is clear
     pike = state(
         "friend", "A", make_profile(attacks=[melee("longspear", reach_weapon=True)]),
         OPEN, (1, 5), 2,
     )  # fmt: skip
-    b = battle(OPEN, [target, shooter, pike], [])
+    b = battle(OPEN, [target, shooter, pike])
     assert "tir dans la mêlée" not in _sources(b, shooter, target)
     # an adjacent friend who is down is not engaged
     down = state("friend", "A", make_profile(), OPEN, (1, 4), 2, hp=-2)
-    b = battle(OPEN, [target, shooter, down], [])
+    b = battle(OPEN, [target, shooter, down])
     assert "tir dans la mêlée" not in _sources(b, shooter, target)
     # melee is unaffected
-    b = battle(OPEN, [target, shooter, friend], [])
+    b = battle(OPEN, [target, shooter, friend])
     fighter = state("fighter", "A", make_profile(), OPEN, (0, 3), 3)
     assert "tir dans la mêlée" not in _sources(b, fighter, target)
 
@@ -139,9 +139,9 @@ def test_flanking_hit_rate_matches_the_exact_probability():
                    OPEN, (1, 1))  # fmt: skip
     me = state("me", "A", make_profile(), OPEN, (0, 1), 1)
     ally = state("ally", "A", make_profile(), OPEN, (2, 1), 2)
-    alone = battle(OPEN, [target, me], [])
+    alone = battle(OPEN, [target, me])
     _within_3_sigma(_hit_rate(alone, me, target, N), 6 / 20, N)
-    flanked = battle(OPEN, [target, me, ally], [])
+    flanked = battle(OPEN, [target, me, ally])
     _within_3_sigma(_hit_rate(flanked, me, target, N), 8 / 20, N)
 
 
@@ -150,12 +150,12 @@ def test_high_ground_hit_rate_matches_the_exact_probability():
     target = state("t", "B", make_profile(ac={"total": 15, "touch": 10, "flat_footed": 15}),
                    hill, (1, 0))  # fmt: skip
     me = state("me", "A", make_profile(), hill, (0, 0), 1)
-    b = battle(hill, [target, me], [])
+    b = battle(hill, [target, me])
     assert _sources(b, me, target)["position surélevée"] == 1
     _within_3_sigma(_hit_rate(b, me, target, N), 7 / 20, N)  # 14–20
     # ranged attacks get no high-ground bonus (SRD Table 8-5)
     archer = state("me", "A", make_profile(attacks=[ranged("bow")]), hill, (0, 1), 1)
-    b = battle(hill, [target, archer], [])
+    b = battle(hill, [target, archer])
     assert "position surélevée" not in _sources(b, archer, target)
 
 
@@ -167,9 +167,9 @@ def test_shooting_into_melee_hit_rate_matches_the_exact_probability():
         "archer", "A", make_profile(attacks=[ranged("bow", bonus=4, inc=100)]), OPEN, (1, 0), 1
     )
     friend = state("friend", "A", make_profile(), OPEN, (1, 4), 2)
-    clear = battle(OPEN, [target, shooter], [])
+    clear = battle(OPEN, [target, shooter])
     _within_3_sigma(_hit_rate(clear, shooter, target, N), 13 / 20, N)
-    busy = battle(OPEN, [target, shooter, friend], [])
+    busy = battle(OPEN, [target, shooter, friend])
     _within_3_sigma(_hit_rate(busy, shooter, target, N), 9 / 20, N)
 
 
@@ -194,7 +194,7 @@ def test_a_natural_full_attack_uses_every_natural_weapon_once_secondary_at_minus
     beast = state("beast", "A", _beast(), OPEN, (0, 0))
     foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
                 OPEN, (0, 1), 1)  # fmt: skip
-    b = battle(OPEN, [beast, foe], [2, 2, 2, 2])  # four misses, no iteratives at BAB 11
+    b = battle(OPEN, [beast, foe], {"attack": [2, 2, 2, 2]})  # four misses, no iteratives at BAB 11
     assert b.dispatch(beast, FullAttackAction(target_id="foe", weapon_id="claw")).ok
     assert messages(b) == [
         "bite vs foe d20=2+5=7 CA 30 -> RATÉ",
@@ -212,7 +212,7 @@ def test_multiattack_makes_the_secondary_penalty_minus_2():
     beast = state("beast", "A", _beast(["Multiattack"]), OPEN, (0, 0))
     foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
                 OPEN, (0, 1), 1)  # fmt: skip
-    b = battle(OPEN, [beast, foe], [2])
+    b = battle(OPEN, [beast, foe], {"attack": [2]})
     b.dispatch(beast, AttackAction(target_id="foe", weapon_id="tail"))
     assert messages(b) == ["tail vs foe d20=2+3=5 CA 30 -> RATÉ"]
 

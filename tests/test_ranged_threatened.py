@@ -27,7 +27,7 @@ def test_field_of_fire_is_range_and_line_of_effect():
     # a 5-ft increment: 50 ft (10 squares) at most
     archer = state("archer", "B", make_profile(attacks=[ranged(inc=5)]), MAP, (1, 11))
     me = state("me", "A", make_profile(), MAP, (2, 0), 1)
-    b = battle(MAP, [archer, me], [])
+    b = battle(MAP, [archer, me])
     grid = _grid(b, "me")
     src = archer.pos
     for r in range(MAP.height):
@@ -50,7 +50,7 @@ def test_melee_enemies_and_allied_archers_fire_on_nothing():
     foe = state("foe", "B", make_profile(), MAP, (0, 0))
     friend = state("friend", "A", make_profile(attacks=[ranged()]), MAP, (3, 11), 1)
     me = state("me", "A", make_profile(), MAP, (3, 0), 2)
-    b = battle(MAP, [foe, friend, me], [])
+    b = battle(MAP, [foe, friend, me])
     assert not any(any(row) for row in _grid(b, "me"))
     # the same archer seen by its enemy covers squares
     assert any(any(row) for row in _grid(b, "foe"))
@@ -59,5 +59,5 @@ def test_melee_enemies_and_allied_archers_fire_on_nothing():
 def test_a_fallen_archer_fires_on_nothing():
     archer = state("archer", "B", make_profile(attacks=[ranged()]), MAP, (0, 11), hp=-1)
     me = state("me", "A", make_profile(), MAP, (3, 0), 1)
-    b = battle(MAP, [archer, me], [])
+    b = battle(MAP, [archer, me])
     assert not any(any(row) for row in _grid(b, "me"))

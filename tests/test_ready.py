@@ -19,7 +19,7 @@ from engine.actions import (
     WaitAction,
 )
 from engine.battle import Battle
-from engine.rng import ScriptedRng
+from engine.rng import ScriptedDice
 
 ROW = make_map(["........"])
 TWO = make_map(["........", "........"])
@@ -43,7 +43,10 @@ def test_enemy_entering_reach_is_attacked_and_stops_where_it_falls():
     m = state("m", "B", make_profile(), ROW, (0, 5), 1, hp=5)
     ready = ReadyAction(ready_trigger="enemy_enters_reach")
     b = battle(
-        ROW, [r, m], [15, 8], policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r"))}
+        ROW,
+        [r, m],
+        {"attack": [15], "damage": [8]},
+        policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r"))},
     )
     r.init_key, m.init_key = 20.0, 10.0
     b.take_turn(r)
@@ -71,7 +74,10 @@ def test_a_mover_that_survives_goes_on_and_the_readied_attack_is_one_shot():
     ready = ReadyAction(ready_trigger="enemy_enters_reach")
     # readied attack misses (2); leaving (0,2) provokes r's attack of opportunity (miss, 3)
     b = battle(
-        ROW, [r, m], [2, 3], policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r"))}
+        ROW,
+        [r, m],
+        {"attack": [2, 3]},
+        policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r"))},
     )
     b.take_turn(r)
     b.take_turn(m)
@@ -90,9 +96,12 @@ def test_enemy_attacks_fires_before_the_attack_which_is_lost_if_the_attacker_fal
     r = state("r", "A", make_profile(), ROW, (0, 0))
     m = state("m", "B", make_profile(), ROW, (0, 1), 1, hp=5)
     ready = ReadyAction(ready_trigger="enemy_attacks")
-    # only two dice: m's own attack roll would exhaust the script
+    # one attack die only: m's own attack roll would exhaust the script
     b = battle(
-        ROW, [r, m], [15, 8], policies={"A": Plan(ready), "B": Plan(AttackAction(target_id="r"))}
+        ROW,
+        [r, m],
+        {"attack": [15], "damage": [8]},
+        policies={"A": Plan(ready), "B": Plan(AttackAction(target_id="r"))},
     )
     b.take_turn(r)
     b.take_turn(m)
@@ -109,7 +118,9 @@ def test_enemy_hits_ally_fires_after_a_hit_on_an_ally_only():
     m = state("m", "B", make_profile(), TWO, (0, 2), 2)
     ready = ReadyAction(ready_trigger="enemy_hits_ally")
     # m misses x (nothing), misses r (not an ally of r), then hits x (4 damage): r strikes (miss)
-    b = battle(TWO, [r, x, m], [3, 4, 15, 4, 5], policies={"A": Plan(ready)})
+    b = battle(
+        TWO, [r, x, m], {"attack": [3, 4, 15, 5], "damage": [4]}, policies={"A": Plan(ready)}
+    )
     b.take_turn(r)
     b.dispatch(m, AttackAction(target_id="x"))
     b.dispatch(m, AttackAction(target_id="r"))
@@ -128,7 +139,10 @@ def test_one_readied_action_per_event_and_no_cascade():
     m = state("m", "B", make_profile(), TWO, (0, 4), 2)
     ready = ReadyAction(ready_trigger="enemy_enters_reach")
     b = battle(
-        TWO, [r1, r2, m], [2], policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r1"))}
+        TWO,
+        [r1, r2, m],
+        {"attack": [2]},
+        policies={"A": Plan(ready), "B": Plan(MoveAction(target_id="r1"))},
     )
     b.take_turn(r1)
     b.take_turn(r2)
@@ -143,7 +157,7 @@ def test_one_readied_action_per_event_and_no_cascade():
     b.take_turn(m)
     r2_ready = ReadyAction(ready_trigger="enemy_attacks")
     b.dispatch(r2, r2_ready)
-    b.fight.rng = ScriptedRng([2, 3])  # m's readied attack on r1, then r1's attack
+    b.fight.rng = ScriptedDice({"attack": [2, 3]})  # m's readied attack on r1, then r1's attack
     b.dispatch(r1, AttackAction(target_id="m"))
     assert m.readied is None and r2.readied is not None
     assert messages(b)[-3:] == [
@@ -160,7 +174,7 @@ def test_a_trigger_the_readier_cannot_answer_lets_it_keep_waiting():
     x = state("x", "A", make_profile(), ROW, (0, 6), 1)
     archer = state("a", "B", make_profile(attacks=[ranged()]), ROW, (0, 4), 2)
     ready = ReadyAction(ready_trigger="enemy_attacks")
-    b = battle(ROW, [r, x, archer], [3], policies={"A": Plan(ready)})
+    b = battle(ROW, [r, x, archer], {"attack": [3]}, policies={"A": Plan(ready)})
     b.take_turn(r)
     b.dispatch(archer, AttackAction(target_id="x"))
     assert r.readied is not None
@@ -172,7 +186,7 @@ def test_a_named_target_is_attacked_whoever_triggers():
     boss = state("boss", "B", make_profile(), ROW, (0, 1), 1)
     m = state("m", "B", make_profile(attacks=[ranged()]), ROW, (0, 5), 2)
     ready = ReadyAction(ready_trigger="enemy_attacks", target_id="boss")
-    b = battle(ROW, [r, boss, m], [2, 3], policies={"A": Plan(ready)})
+    b = battle(ROW, [r, boss, m], {"attack": [2, 3]}, policies={"A": Plan(ready)})
     b.take_turn(r)
     b.dispatch(m, AttackAction(target_id="r"))
     assert messages(b)[1:] == [
@@ -185,9 +199,7 @@ def test_a_named_target_is_attacked_whoever_triggers():
 def test_unfired_ready_expires_at_the_readiers_next_turn():
     r = state("r", "A", make_profile(), ROW, (0, 0))
     m = state("m", "B", make_profile(), ROW, (0, 5), 1)
-    b = battle(
-        ROW, [r, m], [], policies={"A": Turns((ReadyAction(ready_trigger="enemy_attacks"),))}
-    )
+    b = battle(ROW, [r, m], policies={"A": Turns((ReadyAction(ready_trigger="enemy_attacks"),))})
     b.take_turn(r)
     b.take_turn(r)
     assert r.readied is None and not b.fight.readiers
@@ -202,8 +214,8 @@ def test_fired_in_the_next_round_it_uses_up_that_turn_and_moves_the_initiative()
         "B": Turns((WaitAction(),), (AttackAction(target_id="r"),)),
     }
     # initiative m 20, r 10; round 2: r's readied attack (1) then m's (1), both miss
-    loop = Battle(ROW, [m, r], ("B", "A"), ScriptedRng([20, 10, 1, 1]), policies,
-                   round_cap=3, record=True)  # fmt: skip
+    dice = ScriptedDice({"initiative": [20, 10], "attack": [1, 1]})
+    loop = Battle(ROW, [m, r], ("B", "A"), dice, policies, round_cap=3, record=True)
     out = loop.run()
     assert out.log is not None
     log = [(rnd, who, msg) for rnd, who, msg, _ in out.log if rnd is not None]
@@ -216,7 +228,7 @@ def test_fired_in_the_next_round_it_uses_up_that_turn_and_moves_the_initiative()
 def test_ready_validation_and_budget():
     r = state("r", "A", make_profile(), ROW, (0, 0))
     m = state("m", "B", make_profile(), ROW, (0, 5), 1)
-    b = battle(ROW, [r, m], [])
+    b = battle(ROW, [r, m])
     assert b.dispatch(r, ReadyAction()).reason == Reason.MISSING_TRIGGER
     assert (
         b.dispatch(r, ReadyAction(ready_trigger="enemy_casts", spell_name="fireball")).reason
@@ -250,7 +262,7 @@ def test_the_menu_offers_ready_triggers():
     r = state("r", "A", make_profile(), ROW, (0, 0))
     x = state("x", "A", make_profile(), ROW, (0, 2), 1)
     m = state("m", "B", make_profile(), ROW, (0, 5), 2)
-    b = battle(ROW, [r, x, m], [])
+    b = battle(ROW, [r, x, m])
     ids = [o.id for o in b.observe(r).legal_options]
     assert [i for i in ids if i.startswith("ready:")] == [
         "ready:enemy_enters_reach",
@@ -258,6 +270,6 @@ def test_the_menu_offers_ready_triggers():
         "ready:enemy_hits_ally",
     ]
     archer = state("a", "A", make_profile(attacks=[ranged()]), ROW, (0, 3), 3)
-    b = battle(ROW, [archer, m], [])
+    b = battle(ROW, [archer, m])
     ids = [o.id for o in b.observe(archer).legal_options]
     assert [i for i in ids if i.startswith("ready:")] == ["ready:enemy_attacks"]

@@ -10,7 +10,7 @@ from engine.attack import resolve_swing
 from engine.battle import Battle
 from engine.encounter import build_encounter
 from engine.grid import distance_ft
-from engine.rng import ScriptedRng, SeededRng
+from engine.rng import ScriptedDice, SeededRng
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -35,7 +35,14 @@ def test_mutual_knockout_is_not_reported_as_reaching_the_round_cap():
     pol = {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
     # initiative a=20, t=1; a's single attack d20=15 hits AC 10, 1d8=5 drops t to -4;
     # then a's exertion takes it to -1: both sides are down in round 1.
-    b = Battle(ROW, [a, t], ("A", "B"), ScriptedRng([20, 1, 15, 5]), pol, record=True)
+    b = Battle(
+        ROW,
+        [a, t],
+        ("A", "B"),
+        ScriptedDice({"initiative": [20, 1], "attack": [15], "damage": [5]}),
+        pol,
+        record=True,
+    )
     result = b.run()
     assert not a.active and not t.active
     assert "plafond" not in result.log[-1][2]
@@ -49,12 +56,13 @@ def test_explicitly_untyped_damage_is_physical_for_dr_and_crits():
     t = state(
         "t", "B", make_profile(name="T", hp_max=30, dr={"amount": 5, "bypass": "-"}), ROW, (0, 1), 1
     )
-    b = battle(ROW, [a, t], [15, 6])  # hit, 6 damage, DR 5/- leaves 1
+    b = battle(ROW, [a, t], {"attack": [15], "damage": [6]})  # hit, 6 damage, DR 5/- leaves 1
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 29
     a2 = state("a", "A", make_profile(attacks=[weapon]), ROW, (0, 0), 0)
     t2 = state("t", "B", make_profile(name="T", hp_max=30), ROW, (0, 1), 1)
-    b2 = battle(ROW, [a2, t2], [20, 20, 6, 6])  # confirmed ×2: the dice are rolled twice
+    # confirmed ×2: the dice are rolled twice
+    b2 = battle(ROW, [a2, t2], {"attack": [20], "confirm": [20], "damage": [6, 6]})
     resolve_swing(b2.fight, a2, t2, a2.attacks[0])
     assert t2.hp == 18
 
@@ -63,7 +71,7 @@ def test_disabled_combatant_can_make_a_restricted_withdraw():
     gmap = make_map(["........"])
     a = state("a", "A", make_profile(), gmap, (0, 3), 0, hp=0)
     t = state("t", "B", make_profile(name="T"), gmap, (0, 4), 1)
-    b = battle(gmap, [a, t], [], policies={"A": Plan(WithdrawAction()), "B": Plan()})
+    b = battle(gmap, [a, t], policies={"A": Plan(WithdrawAction()), "B": Plan()})
     start = a.pos
     b.take_turn(a)
     assert a.last_results[0].ok, a.last_results
@@ -75,7 +83,7 @@ def test_disabled_exertion_that_kills_is_logged_as_death():
     frail = make_profile(abilities={"str_score": 10, "dex_score": 10, "con_score": 1})
     a = state("a", "A", frail, ROW, (0, 0), 0, hp=0)
     t = state("t", "B", make_profile(name="T", hp_max=30), ROW, (0, 1), 1)
-    b = battle(ROW, [a, t], [15, 5])
+    b = battle(ROW, [a, t], {"attack": [15], "damage": [5]})
     b.take_turn(a)
     assert a.dead
     lines = [m for _r, actor, m, _rolls in b.fight.log if actor == "a"]

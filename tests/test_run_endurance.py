@@ -19,11 +19,11 @@ from engine.rng import SeededRng
 ROWS = make_map(["..........", ".........."])
 
 
-def _runner(con=2, dice=(), **kw):
+def _runner(con=2, dice=None, **kw):
     abilities = {"str_score": 10, "dex_score": 10, "con_score": con}
     me = state("me", "A", make_profile(abilities=abilities, **kw), ROWS, (0, 0))
     foe = state("foe", "B", make_profile(), ROWS, (1, 9), 1)
-    return battle(ROWS, [me, foe], list(dice)), me
+    return battle(ROWS, [me, foe], dice), me
 
 
 def _run(b, me, rnd):
@@ -34,7 +34,7 @@ def _run(b, me, rnd):
 
 
 def test_beyond_con_rounds_a_check_then_rest_for_ten_rounds():
-    b, me = _runner(con=2, dice=[14, 14])
+    b, me = _runner(con=2, dice={"constitution": [14, 14]})
     assert _run(b, me, 1).ok and _run(b, me, 2).ok  # Con 2: two free rounds
     assert len(messages(b)) == 2
     assert _run(b, me, 3).ok
@@ -66,13 +66,13 @@ def test_a_round_without_running_breaks_the_streak():
 
 
 def test_endurance_gives_4_and_the_run_feat_nothing():
-    b, me = _runner(con=1, dice=[9], features=["Endurance"])
+    b, me = _runner(con=1, dice={"constitution": [9]}, features=["Endurance"])
     _run(b, me, 1)
     _run(b, me, 2)
     assert messages(b)[-1] == (
         "course interrompue : Constitution d20=9-1=8 vs DD 10 -> échec (marge -2)"
     )
-    b, me = _runner(con=1, dice=[9], features=["Run"])
+    b, me = _runner(con=1, dice={"constitution": [9]}, features=["Run"])
     _run(b, me, 1)
     _run(b, me, 2)
     assert messages(b)[-1] == (
@@ -81,7 +81,7 @@ def test_endurance_gives_4_and_the_run_feat_nothing():
 
 
 def test_no_natural_results_on_the_con_check():
-    b, me = _runner(con=1, dice=[20])
+    b, me = _runner(con=1, dice={"constitution": [20]})
     _run(b, me, 1)
     me.run_checks = 16  # DC 26
     assert _run(b, me, 2).reason == "resting"
@@ -93,7 +93,7 @@ def test_undead_never_tire():
     )
     me = state("me", "A", profile, ROWS, (0, 0))
     foe = state("foe", "B", make_profile(), ROWS, (1, 9), 1)
-    b = battle(ROWS, [me, foe], [])
+    b = battle(ROWS, [me, foe])
     for rnd in range(1, 31):
         assert _run(b, me, rnd).ok
 
@@ -103,7 +103,7 @@ def test_the_menu_offers_no_run_while_resting():
     abilities = {"str_score": 10, "dex_score": 10, "con_score": 1}
     me = state("me", "A", make_profile(abilities=abilities), far, (0, 0))
     foe = state("foe", "B", make_profile(), far, (0, 29), 1)
-    b = battle(far, [me, foe], [1])
+    b = battle(far, [me, foe], {"constitution": [1]})
     assert "run:foe" in [o.id for o in b.observe(me).legal_options]
     b.fight.round = 1
     assert b.dispatch(me, RunAction(destination=(0, 5))).ok

@@ -10,7 +10,7 @@ from builders import BASE, make_map, make_profile, state
 from engine.checks import Modifier
 from engine.creatures import parse_combatant
 from engine.errors import DataError
-from engine.rng import ScriptedRng
+from engine.rng import ScriptedDice
 from engine.skills import base_cmd, cmd, key_ability, skill_bonus, skill_check, trained
 
 ROW = make_map(["...."])
@@ -67,10 +67,10 @@ def test_untrained_uses_the_key_ability_only():
 def test_skill_check_has_no_natural_1_or_20_and_names_its_modifiers():
     prof = _profile(skills={"Acrobatics": {"rank": 2, "class_skill": True}})
     me = state("me", "A", prof, ROW, (0, 0))
-    rec = skill_check(ScriptedRng([20]), me, "Acrobatics", 26)
+    rec = skill_check(ScriptedDice({"acrobatics": [20]}), me, "Acrobatics", 26)
     assert (rec.kind, rec.total, rec.success, rec.automatic) == ("skill", 25, False, False)
     assert [m.source for m in rec.modifiers] == ["rangs", "compétence de classe"]
-    rec = skill_check(ScriptedRng([1]), me, "Acrobatics", 6, (Modifier(0, "x"),))
+    rec = skill_check(ScriptedDice({"acrobatics": [1]}), me, "Acrobatics", 6, (Modifier(0, "x"),))
     assert (rec.total, rec.success) == (6, True)
     assert rec.explain("DMD") == "d20=1+5=6 vs DMD 6 -> réussite (marge 0)"
 

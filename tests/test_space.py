@@ -53,7 +53,7 @@ def test_deployment_gives_a_large_creature_a_2x2_block_of_its_zone():
 def test_reach_and_threat_are_measured_from_the_nearest_square():
     ogre = state("ogre", "B", _large(), OPEN, (1, 1))  # squares (1,1) (1,2) (2,1) (2,2)
     near = state("near", "A", make_profile(), OPEN, (1, 4), 1)  # 10 ft from (1,2)
-    b = battle(OPEN, [ogre, near], [])
+    b = battle(OPEN, [ogre, near])
     assert body_distance_ft(OPEN, ogre.pos, 2, near.pos, 1) == 10
     weapon, reason = weapon_for(OPEN, ogre.pos, near.pos, ogre.attacks, ks=2)
     assert weapon is not None and reason is None  # Large: natural reach 10 ft
@@ -73,7 +73,7 @@ def test_leaving_a_square_next_to_any_square_of_the_space_provokes():
     ogre = state("ogre", "B", _large(), OPEN, (1, 1))
     mover = state("mover", "A", make_profile(hp_max=20), OPEN, (3, 3), 1)  # touches (2,2)
     # the ogre's d20 15 hits AC 10, 1d8 = 4
-    b = battle(OPEN, [ogre, mover], [15, 4])
+    b = battle(OPEN, [ogre, mover], {"attack": [15], "damage": [4]})
     assert b.dispatch(mover, MoveAction(destination=(5, 7))).ok
     assert "attaque d'opportunité contre mover (quitte une case menacée)" in messages(b)
     assert mover.hp == 16
@@ -96,7 +96,7 @@ def test_a_large_creature_cannot_enter_a_corridor_narrower_than_itself():
     assert smap.move_cost[corridor.cell(2, 4)] == 0  # (3,4) is a wall
     ogre = state("ogre", "B", _large(speed_land_ft=40), corridor, (1, 1))
     prey = state("prey", "A", make_profile(), corridor, (5, 5), 1)
-    b = battle(corridor, [ogre, prey], [])
+    b = battle(corridor, [ogre, prey])
     assert b.dispatch(ogre, MoveAction(target_id="prey")).ok
     # reaching the prey (10 ft) would need its space inside the corridor: it
     # gets as close as its space fits, above the corridor's mouth, 15 ft away
@@ -106,7 +106,7 @@ def test_a_large_creature_cannot_enter_a_corridor_narrower_than_itself():
     assert b.observe(ogre).movement_cost_ft("prey") is None
     # a Medium creature walks in
     goblin = state("goblin", "B", make_profile(), corridor, (1, 1))
-    b = battle(corridor, [goblin, prey], [])
+    b = battle(corridor, [goblin, prey])
     assert b.dispatch(goblin, MoveAction(target_id="prey")).ok
     assert corridor.rc(goblin.pos) == (4, 5)
 
@@ -116,7 +116,7 @@ def test_moving_never_overlaps_another_creature():
     wall_of_allies = [
         state(f"ally{i}", "B", make_profile(), OPEN, (r, 3), i + 1) for i, r in enumerate(range(6))
     ]
-    b = battle(OPEN, [ogre, *wall_of_allies], [])
+    b = battle(OPEN, [ogre, *wall_of_allies])
     # allies can be passed through, never ended on: (0,2) would overlap column 3
     res = b.dispatch(ogre, MoveAction(destination=(0, 2)))
     assert not res.ok and res.reason == "unreachable_destination"
@@ -147,7 +147,7 @@ def test_flanking_bonus_against_a_large_target():
     ogre = state("ogre", "B", _large(), OPEN, (1, 1))
     me = state("me", "A", make_profile(), OPEN, (1, 0), 1)
     ally = state("ally", "A", make_profile(), OPEN, (2, 3), 2)
-    b = battle(OPEN, [ogre, me, ally], [])
+    b = battle(OPEN, [ogre, me, ally])
     sources = {m.source for m in attack_modifiers(b.fight, me, ogre, me.attacks[0])}
     assert "prise en tenaille" in sources
     assert b.observe(me).pair("ogre").flanking
@@ -159,11 +159,11 @@ def test_a_large_archer_shoots_from_its_least_covered_square():
     target = state("t", "B", make_profile(), gmap, (2, 4))
     bow = [ranged("bow", inc=100)]
     giant = state("giant", "A", _large(attacks=bow), gmap, (1, 0), 1)
-    b = battle(gmap, [target, giant], [])
+    b = battle(gmap, [target, giant])
     ac, notes = target_ac(b.fight, giant, target, giant.attacks[0])
     assert ac == 10 and not any("abri" in n for n in notes)
     archer = state("archer", "A", make_profile(attacks=bow), gmap, (2, 1), 1)
-    b = battle(gmap, [target, archer], [])
+    b = battle(gmap, [target, archer])
     ac, notes = target_ac(b.fight, archer, target, archer.attacks[0])
     assert ac == 14 and "abri +4" in notes
 
@@ -172,7 +172,7 @@ def test_a_large_creature_attacks_from_reach_and_charges_on_its_own_line():
     ogre = state("ogre", "B", _large(attacks=[melee("club", dmg="2d6")]), OPEN, (0, 0))
     prey = state("prey", "A", make_profile(hp_max=30), OPEN, (1, 7), 1)
     # d20 12 hits AC 10 (charge +2), 2d6 = 3 + 4
-    b = battle(OPEN, [ogre, prey], [12, 3, 4])
+    b = battle(OPEN, [ogre, prey], {"attack": [12], "damage": [3, 4]})
     assert b.dispatch(ogre, ChargeAction(target_id="prey")).ok
     # the space ends 10 ft from the prey: squares (0,4)-(1,5)
     assert OPEN.rc(ogre.pos) == (0, 4)
@@ -181,17 +181,17 @@ def test_a_large_creature_attacks_from_reach_and_charges_on_its_own_line():
     gmap = make_map(["........", "....C...", "........"])
     ogre = state("ogre", "B", _large(), gmap, (0, 0))
     prey = state("prey", "A", make_profile(hp_max=30), gmap, (0, 7), 1)
-    b = battle(gmap, [ogre, prey], [])
+    b = battle(gmap, [ogre, prey])
     assert b.dispatch(ogre, ChargeAction(target_id="prey")).reason == "no_charge_path"
     medium = state("m", "B", make_profile(), gmap, (0, 0))
-    b = battle(gmap, [medium, prey], [12, 3])
+    b = battle(gmap, [medium, prey], {"attack": [12], "damage": [3]})
     assert b.dispatch(medium, ChargeAction(target_id="prey")).ok
 
 
 def test_attacking_a_large_target_from_any_adjacent_square():
     ogre = state("ogre", "B", _large(), OPEN, (2, 2))
     me = state("me", "A", make_profile(), OPEN, (4, 4), 1)  # diagonal to (3,3)
-    b = battle(OPEN, [ogre, me], [15, 5])
+    b = battle(OPEN, [ogre, me], {"attack": [15], "damage": [5]})
     assert b.dispatch(me, AttackAction(target_id="ogre")).ok
     assert ogre.hp == 25
 
@@ -212,7 +212,7 @@ def test_a_tiny_creature_enters_its_enemys_square_to_bite_and_provokes():
     rat = state("rat", "A", _rat(), OPEN, (1, 1), 1)
     # the guard's attacks of opportunity miss (d20 2, then 3: leaving (1,2), then
     # entering its square); the rat's bite: d20 15, 1d3 = 2
-    b = battle(OPEN, [guard, rat], [2, 3, 15, 2])
+    b = battle(OPEN, [guard, rat], {"attack": [2, 3, 15], "damage": [2]})
     obs = b.observe(rat)
     assert obs.pair("guard").melee_weapon_for is None  # zero reach: not from (1,2)
     assert obs.movement_cost_ft("guard") == 10  # into the guard's square
@@ -233,7 +233,7 @@ def test_leaving_a_shared_square_provokes_and_squares_are_shared_only_across_siz
     guard = state("guard", "B", make_profile(hp_max=20), OPEN, (1, 3))
     rat = state("rat", "A", _rat(hp_max=20), OPEN, (1, 3), 1)
     other_rat = state("rat2", "B", _rat(), OPEN, (3, 3), 2)
-    b = battle(OPEN, [guard, rat, other_rat], [15, 3])
+    b = battle(OPEN, [guard, rat, other_rat], {"attack": [15], "damage": [3]})
     # the rat's view agrees with the engine: its square is threatened (the
     # Observation's grid once left the guard's own squares out)
     obs = b.observe(rat)
@@ -247,7 +247,7 @@ def test_leaving_a_shared_square_provokes_and_squares_are_shared_only_across_siz
     assert rat.hp == 17
     # a Medium creature may end its move on a Tiny creature's square
     ally = state("ally", "A", make_profile(), OPEN, (3, 1), 3)
-    b = battle(OPEN, [ally, other_rat], [])
+    b = battle(OPEN, [ally, other_rat])
     assert b.dispatch(ally, MoveAction(destination=(3, 3))).ok
     assert ally.pos == other_rat.pos
 
@@ -255,7 +255,7 @@ def test_leaving_a_shared_square_provokes_and_squares_are_shared_only_across_siz
 def test_the_heuristic_tiny_creature_charges_into_its_target():
     guard = state("guard", "B", make_profile(hp_max=20), OPEN, (1, 6))
     rat = state("rat", "A", _rat(), OPEN, (1, 1), 1)
-    b = battle(OPEN, [guard, rat], [2, 15, 2])
+    b = battle(OPEN, [guard, rat], {"attack": [2, 15], "damage": [2]})
     b.take_turn(rat)
     # the guard's attack of opportunity (leaving (1,5), d20 2) misses; its one
     # AoO of the round is spent, so entering its square draws nothing more

@@ -19,7 +19,7 @@ from engine.actions import (
     TurnPlan,
 )
 from engine.battle import Battle
-from engine.rng import ScriptedRng
+from engine.rng import ScriptedDice
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -28,7 +28,7 @@ ROW = make_map(["......"])
 def test_total_defense_adds_4_ac_until_the_next_turn():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    b = battle(ROW, [me, foe], [13, 1], policies={"A": Plan(TotalDefenseAction())})
+    b = battle(ROW, [me, foe], {"attack": [13]}, policies={"A": Plan(TotalDefenseAction())})
     b.take_turn(me)
     assert me.defense_ac_bonus == 4 and messages(b) == ["défense totale (+4 CA)"]
     assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 4
@@ -44,7 +44,7 @@ def test_total_defense_is_a_standard_action():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     plan = Plan(TotalDefenseAction(), AttackAction(target_id="foe"))
-    b = battle(ROW, [me, foe], [], policies={"A": plan})
+    b = battle(ROW, [me, foe], policies={"A": plan})
     b.take_turn(me)
     assert [r.reason for r in me.last_results] == [None, Reason.DOWNGRADED_ACTION_ECONOMY]
 
@@ -53,7 +53,7 @@ def test_fighting_defensively_costs_4_to_hit_and_gives_2_ac():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     plan = Plan(FightDefensivelyAction(), FullAttackAction(target_id="foe"))
-    b = battle(ROW, [me, foe], [13], policies={"A": plan})
+    b = battle(ROW, [me, foe], {"attack": [13]}, policies={"A": plan})
     b.take_turn(me)
     assert messages(b) == [
         "combat sur la défensive (-4 à l'attaque, +2 CA)",
@@ -65,7 +65,7 @@ def test_fighting_defensively_costs_4_to_hit_and_gives_2_ac():
 def test_the_menu_offers_total_defense_and_defensive_full_attacks():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    b = battle(ROW, [me, foe], [])
+    b = battle(ROW, [me, foe])
     ids = [o.id for o in b.observe(me).legal_options]
     assert "defensive_full_attack:foe:sword" in ids and ids[-3:] == [
         "total_defense",
@@ -80,7 +80,7 @@ def _fight(aware_a, aware_b, dice, policies=None):
     for c in (a, z):
         c.aware = c.profile.spec.aware
     pol = policies or {"A": HeuristicPolicy(), "B": HeuristicPolicy()}
-    loop = Battle(ROW, [a, z], ("A", "B"), ScriptedRng(dice), pol, round_cap=1, record=True)
+    loop = Battle(ROW, [a, z], ("A", "B"), ScriptedDice(dice), pol, round_cap=1, record=True)
     return loop, a, z
 
 
@@ -88,7 +88,9 @@ def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_att
     # initiative a 5, z 15; round 0: z is surprised, a attacks once; round 1: z, then a
     plan = {"A": Plan(FullAttackAction(target_id="z"), MoveAction(target_id="z")),
             "B": Plan()}  # fmt: skip
-    loop, _a, _z = _fight(True, False, [5, 15, 12, 3, 11, 2], plan)
+    loop, _a, _z = _fight(
+        True, False, {"initiative": [5, 15], "attack": [12, 11], "damage": [3, 2]}, plan
+    )
     out = loop.run()
     text = [(r, who, m) for r, who, m, _x in out.log if r is not None]
     assert text[0] == (0, "z", "surpris : ne peut pas agir")
@@ -102,7 +104,7 @@ def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_att
 
 def test_no_surprise_round_when_everyone_or_no_one_is_aware():
     for flags in ((True, True), (False, False)):
-        loop, _, _ = _fight(*flags, [5, 15, 1, 1])
+        loop, _, _ = _fight(*flags, {"initiative": [5, 15], "attack": [1, 1]})
         out = loop.run()
         assert "round de surprise" not in [m for _r, _w, m, _x in out.log]
         assert all(r != 0 for r, _w, _m, _x in out.log if r is not None)
@@ -111,7 +113,7 @@ def test_no_surprise_round_when_everyone_or_no_one_is_aware():
 def test_the_surprise_round_menu_has_single_actions_only():
     a = state("a", "A", make_profile(), ROW, (0, 0))
     z = state("z", "B", make_profile(), ROW, (0, 1), 1)
-    b = battle(ROW, [a, z], [])
+    b = battle(ROW, [a, z])
     b.fight.round = 0
     ids = [o.id for o in b.observe(a).legal_options]
     assert not any(i.startswith(("full_attack", "defensive_full_attack", "charge")) for i in ids)
@@ -130,14 +132,14 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
     sword = state("sword", "B", make_profile(), ROW, (0, 1), 1)
     bow = state("bow", "B", make_profile(attacks=[ranged("bow")]), ROW, (0, 4), 2)
     plan = Plan(DropProneAction(), AttackAction(target_id="sword"), DropProneAction())
-    b = battle(ROW, [me, sword, bow], [1], policies={"A": plan})
+    b = battle(ROW, [me, sword, bow], {"attack": [1]}, policies={"A": plan})
     b.take_turn(me)
     assert [r.reason for r in me.last_results] == [None, None, Reason.ALREADY_PRONE]
     assert me.prone and b.observe(sword).combatant("me").prone
     text = messages(b)
     assert text[0] == "se jette à terre"
     assert text[1] == "sword vs sword d20=1-4=-3 CA 10 -> RATÉ"  # −4 to attack while prone
-    b.fight.rng = ScriptedRng([9, 2, 9])
+    b.fight.rng = ScriptedDice({"attack": [9, 9], "damage": [2]})
     b.dispatch(sword, AttackAction(target_id="me"))  # 9 vs AC 10 − 4: hits
     b.dispatch(bow, AttackAction(target_id="me"))  # 9 vs AC 10 + 4: misses
     assert messages(b)[-2].startswith("sword vs me d20=9+0=9 CA 6 (à terre -4) -> TOUCHÉ")
@@ -149,7 +151,7 @@ def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move
     me = state("me", "A", make_profile(hp_max=20), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     me.prone = True
-    b = battle(ROW, [me, foe], [7, 3])
+    b = battle(ROW, [me, foe], {"attack": [7], "damage": [3]})
     assert b.dispatch(me, MoveAction(destination=(0, 3))).reason == Reason.PRONE
     assert b.dispatch(me, StandUpAction()).ok
     assert messages(b) == [
@@ -165,7 +167,7 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     me.prone = True
-    b = battle(ROW, [me, foe], [])
+    b = battle(ROW, [me, foe])
     ids = [o.id for o in b.observe(me).legal_options]
     assert ids == [
         "stand_up",
@@ -207,14 +209,14 @@ def _three(first, dice):
     b_ = state("b", "B", make_profile(), ROW, (0, 5), 1)
     c = state("c", "B", make_profile(), ROW, (0, 4), 2)
     policies = {"A": Once(first), "B": Plan()}
-    loop = Battle(ROW, [a, b_, c], ("A", "B"), ScriptedRng(dice), policies, round_cap=2,
+    loop = Battle(ROW, [a, b_, c], ("A", "B"), ScriptedDice(dice), policies, round_cap=2,
                    record=True)  # fmt: skip
     return loop, a
 
 
 def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
     # initiative a 20, b 10, c 5
-    loop, a = _three((DelayAction(), MoveAction(target_id="c")), [20, 10, 5])
+    loop, a = _three((DelayAction(), MoveAction(target_id="c")), {"initiative": [20, 10, 5]})
     out = loop.run()
     turns = [(r, who) for r, who, m, _x in out.log if r is not None]
     assert turns[0] == (1, "a") and a.init_key == 4.5
@@ -227,7 +229,7 @@ def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
 
 
 def test_delay_before_a_named_combatant():
-    loop, a = _three((DelayAction(target_id="c"),), [20, 10, 5])
+    loop, a = _three((DelayAction(target_id="c"),), {"initiative": [20, 10, 5]})
     loop.run()
     assert a.init_key == 5.5 and [c.id for c in loop.fight.order] == ["b", "a", "c"]
 
@@ -236,6 +238,6 @@ def test_delay_must_open_the_turn():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 3), 1)
     plan = Plan(MoveAction(target_id="foe"), DelayAction())
-    b = battle(ROW, [me, foe], [], policies={"A": plan})
+    b = battle(ROW, [me, foe], policies={"A": plan})
     b.take_turn(me)
     assert me.last_results[1].reason == Reason.DOWNGRADED_ACTION_ECONOMY and not me.delayed

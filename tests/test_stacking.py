@@ -27,7 +27,7 @@ from engine.checks import (
     stacked_total,
 )
 from engine.packs import D20_PLAIN
-from engine.rng import ScriptedRng
+from engine.rng import ScriptedDice
 
 T = BonusType
 
@@ -63,7 +63,7 @@ def test_bonus_type_identifiers():
 def test_a_check_still_adds_every_modifier_it_is_given():
     """Stacking is the caller's choice: ``check`` sums what it receives, as before."""
     mods = (Modifier(2, "rage", T.MORALE), Modifier(1, "bénédiction", T.MORALE))
-    rec = check(ScriptedRng([10]), D20_PLAIN, "check", mods, None)
+    rec = check(ScriptedDice({"check": [10]}), D20_PLAIN, "check", mods, None)
     assert rec.total == 13
     assert rec.modifiers == mods
 

@@ -50,7 +50,7 @@ def test_direct_sight_needs_line_of_effect_no_cover_no_concealment_and_eyes():
 
 def test_hide_rolls_against_observers_without_direct_sight_and_a_tie_keeps_it_hidden():
     # Stealth 12; o: Perception 13 − 1 (15 ft) = 12, which does not exceed 12
-    b, h, _o, _p = _scene([12, 13])
+    b, h, _o, _p = _scene({"stealth": [12], "perception": [13]})
     res = b.dispatch(h, HideAction())
     assert (res.ok, res.reason) == (True, None)
     assert h.hidden_from == {"o"}
@@ -62,7 +62,7 @@ def test_hide_rolls_against_observers_without_direct_sight_and_a_tie_keeps_it_hi
 
 
 def test_an_observer_that_exceeds_the_stealth_result_notices():
-    b, h, _o, _p = _scene([12, 14])
+    b, h, _o, _p = _scene({"stealth": [12], "perception": [14]})
     assert b.dispatch(h, HideAction()).ok
     assert h.hidden_from == set()
     assert messages(b)[-1] == "Perception contre h d20=14-1=13 vs 12 -> le repère"
@@ -70,7 +70,9 @@ def test_an_observer_that_exceeds_the_stealth_result_notices():
 
 def test_size_and_ranks_count_and_hiding_again_rolls_afresh():
     b, h, _o, _p = _scene(
-        [5, 20, 5, 9], size="Small", skills={"Stealth": {"rank": 2, "class_skill": True}}
+        {"stealth": [5, 5], "perception": [20, 9]},
+        size="Small",
+        skills={"Stealth": {"rank": 2, "class_skill": True}},
     )
     b.dispatch(h, HideAction())  # 5 + 9 = 14 vs 20 − 1 = 19: seen
     assert h.hidden_from == set()
@@ -79,13 +81,13 @@ def test_size_and_ranks_count_and_hiding_again_rolls_afresh():
 
 
 def test_hide_in_plain_sight_is_refused_without_a_die():
-    b, h, _o, _p = _scene([], hider_at=(0, 4), o_at=(0, 0), p_at=(2, 4))
+    b, h, _o, _p = _scene({}, hider_at=(0, 4), o_at=(0, 0), p_at=(2, 4))
     res = b.dispatch(h, HideAction())
     assert (res.kind, res.ok, res.reason) == ("hide", False, "in_plain_sight")
 
 
 def test_hide_is_a_move_action_in_the_budget():
-    b, h, _o, _p = _scene([10, 1])
+    b, h, _o, _p = _scene({"stealth": [10], "perception": [1]})
     b.fight.order = [h]
     b._policies = {"A": Plan(MoveAction(destination=(1, 4)), HideAction(), HideAction())}  # type: ignore[attr-defined]
     b.take_turn(h)
@@ -104,7 +106,7 @@ def _duel(dice, **foe):
 
 
 def test_the_fooled_observer_has_a_50_percent_miss_chance_against_the_hider():
-    b, h, o = _duel([15, 50])
+    b, h, o = _duel({"attack": [15], "miss_chance": [50]})
     b.dispatch(o, AttackAction(target_id="h"))
     assert messages(b)[-1] == (
         "sword vs h d20=15+0=15 CA 10 -> TOUCHÉ, mais camouflage : d100=50 ≤ 50 % -> RATÉ"
@@ -113,7 +115,7 @@ def test_the_fooled_observer_has_a_50_percent_miss_chance_against_the_hider():
 
 
 def test_the_hider_attacks_at_2_against_a_target_without_dex_then_is_revealed():
-    b, h, _o = _duel([10, 3])
+    b, h, _o = _duel({"attack": [10], "damage": [3]})
     b.dispatch(h, AttackAction(target_id="o"))
     assert messages(b) == [
         "n'est plus caché (attaque)",
@@ -123,7 +125,7 @@ def test_the_hider_attacks_at_2_against_a_target_without_dex_then_is_revealed():
 
 
 def test_no_attack_of_opportunity_from_a_fooled_observer_who_then_sees_it():
-    b, h, _o = _duel([])
+    b, h, _o = _duel({})
     assert b.dispatch(h, MoveAction(destination=(0, 5))).ok
     log = messages(b)
     assert log[0] == (
@@ -136,7 +138,7 @@ def test_no_attack_of_opportunity_from_a_fooled_observer_who_then_sees_it():
 
 def test_moving_behind_cover_rerolls_at_minus_5():
     # Stealth 15 − 5 = 10; o: 12 − 2 (20 ft) = 10 → still hidden
-    b, h, _o, _p = _scene([15, 12], p_at=(0, 5))
+    b, h, _o, _p = _scene({"stealth": [15], "perception": [12]}, p_at=(0, 5))
     h.hidden_from = {"o", "p"}
     b.dispatch(h, FiveFootStepAction(destination=(1, 4)))
     assert h.hidden_from == {"o"}
@@ -145,14 +147,14 @@ def test_moving_behind_cover_rerolls_at_minus_5():
         "Perception contre h d20=12-2=10 vs 10 -> ne le repère pas",
         "n'est plus caché de p (vu)",
     ]
-    b2, h2, _o2, _p2 = _scene([10, 12], p_at=(0, 5))
+    b2, h2, _o2, _p2 = _scene({"stealth": [10], "perception": [12]}, p_at=(0, 5))
     h2.hidden_from = {"o"}
     b2.dispatch(h2, FiveFootStepAction(destination=(1, 4)))
     assert h2.hidden_from == set()
 
 
 def test_running_and_charging_break_stealth_before_moving():
-    b, h, _o, _p = _scene([])
+    b, h, _o, _p = _scene({})
     h.hidden_from = {"o"}
     b.dispatch(h, RunAction(destination=(2, 3)))
     assert messages(b)[0] == "n'est plus caché (course)"
@@ -160,14 +162,14 @@ def test_running_and_charging_break_stealth_before_moving():
     brawler = state("h", "A", make_profile(), ROW, (0, 0))
     foe = state("o", "B", make_profile(hp_max=30), ROW, (0, 4), 1)
     brawler.hidden_from = {"o"}
-    b = battle(ROW, [brawler, foe], [1])
+    b = battle(ROW, [brawler, foe], {"attack": [1]})
     b.dispatch(brawler, ChargeAction(target_id="o"))
     assert messages(b)[0] == "n'est plus caché (charge)"
     assert "attaquant caché" not in str(b.fight.log)  # the charge attack no longer benefits
 
 
 def test_an_observer_that_walks_into_direct_sight_drops_it():
-    b, h, o, _p = _scene([], p_at=(0, 5))
+    b, h, o, _p = _scene({}, p_at=(0, 5))
     h.hidden_from = {"o"}
     b.dispatch(o, MoveAction(destination=(2, 3)))
     assert h.hidden_from == set()
@@ -175,7 +177,7 @@ def test_an_observer_that_walks_into_direct_sight_drops_it():
 
 
 def test_observation_lists_hidden_from_sorted_and_the_menu_offers_hide_hidden_from_the_llm():
-    b, h, _o, _p = _scene([])
+    b, h, _o, _p = _scene({})
     h.hidden_from = {"p", "o"}
     obs = b.observe(h)
     assert obs.actor.hidden_from == ("o", "p")
@@ -183,13 +185,13 @@ def test_observation_lists_hidden_from_sorted_and_the_menu_offers_hide_hidden_fr
     ids = [o.id for o in legal_options(obs, PILLAR)]
     assert "hide" in ids
     assert "hide" not in [o.id for o in shown_options(obs, HIDDEN_KINDS)]
-    b2, h2, _o2, _p2 = _scene([], hider_at=(0, 4), o_at=(0, 0), p_at=(2, 4))
+    b2, h2, _o2, _p2 = _scene({}, hider_at=(0, 4), o_at=(0, 0), p_at=(2, 4))
     assert "hide" not in [o.id for o in legal_options(b2.observe(h2), PILLAR)]
 
 
 def test_scripted_policy_can_hide_and_the_heuristic_never_does():
     script = parse_script("rules:\n  - do: hide\n")
-    b, h, _o, _p = _scene([])
+    b, h, _o, _p = _scene({})
     plan = ScriptedPolicy(script).decide(b.observe(h))
     assert plan.actions == (HideAction(),)
     assert not any(
@@ -221,7 +223,7 @@ def test_the_menu_offers_hide_to_big_creatures_exactly_when_the_engine_accepts_i
     pike = state("pike", "A", big, walls, (4, 4), 1)
     assert not sees_directly(walls, ogre.pos, (), pike.pos, ())
     assert sees_directly(walls, ogre.pos, (), pike.pos, (), (2, 2))
-    b = battle(walls, [ogre, pike], [])
+    b = battle(walls, [ogre, pike])
     assert "hide" not in [o.id for o in legal_options(b.observe(pike), walls)]
     res = b.dispatch(pike, HideAction())
     assert (res.ok, res.reason) == (False, "in_plain_sight")

@@ -28,7 +28,7 @@ def _scene(dice, guards=((0, 0),), tumbler=ACRO, **guard):
 
 
 def test_a_success_against_the_cmd_avoids_the_attack_of_opportunity():
-    b, t, (g,) = _scene([10])  # 10 + 1 = 11 vs CMD 10 + 1 (BAB) = 11
+    b, t, (g,) = _scene({"acrobatics": [10]})  # 10 + 1 = 11 vs CMD 10 + 1 (BAB) = 11
     assert b.dispatch(t, MoveAction(destination=(0, 4), tumble=True)).ok
     assert t.pos == ROW.cell(0, 4) and g.aoo_used == 0
     assert messages(b) == [
@@ -38,7 +38,7 @@ def test_a_success_against_the_cmd_avoids_the_attack_of_opportunity():
 
 
 def test_a_failure_stops_the_move_and_that_opponent_strikes():
-    b, t, (g,) = _scene([9, 1])
+    b, t, (g,) = _scene({"acrobatics": [9], "attack": [1]})
     assert b.dispatch(t, MoveAction(destination=(0, 4), tumble=True)).ok
     assert t.pos == ROW.cell(0, 1) and g.aoo_used == 1
     assert messages(b) == [
@@ -50,7 +50,7 @@ def test_a_failure_stops_the_move_and_that_opponent_strikes():
 
 def test_each_further_opponent_adds_2_and_a_beaten_one_is_not_tested_again():
     # g1 and g2 threaten (0,1); g2 also threatens (0,2): tested once only
-    b, t, _ = _scene([10, 12], guards=((0, 0), (1, 1)))
+    b, t, _ = _scene({"acrobatics": [10, 12]}, guards=((0, 0), (1, 1)))
     assert b.dispatch(t, MoveAction(destination=(0, 4), tumble=True)).ok
     assert messages(b)[1] == (
         "acrobaties contre g2 d20=12+1=13 vs DMD 13 -> réussite (marge 0) (+2 autres adversaires)"
@@ -60,33 +60,33 @@ def test_each_further_opponent_adds_2_and_a_beaten_one_is_not_tested_again():
 
 
 def test_no_natural_20_and_the_files_cmd():
-    b, t, _ = _scene([20, 1], cmd=22)
+    b, t, _ = _scene({"acrobatics": [20], "attack": [1]}, cmd=22)
     b.dispatch(t, MoveAction(destination=(0, 4), tumble=True))
     assert messages(b)[0].startswith("acrobaties contre g1 d20=20+1=21 vs DMD 22 -> échec")
     assert t.pos == ROW.cell(0, 1)
 
 
 def test_half_speed_and_untrained_is_refused():
-    b, t, _ = _scene([], guards=((1, 7),))
+    b, t, _ = _scene({}, guards=((1, 7),))
     res = b.dispatch(t, MoveAction(destination=(0, 5), tumble=True))  # 20 ft > 15 ft
     assert (res.ok, res.reason) == (False, "unreachable_destination")
-    b, t, _ = _scene([], tumbler={"skills": {"Acrobatics": {"rank": 0, "class_skill": True}}})
+    b, t, _ = _scene({}, tumbler={"skills": {"Acrobatics": {"rank": 0, "class_skill": True}}})
     res = b.dispatch(t, MoveAction(destination=(0, 3), tumble=True))
     assert (res.kind, res.ok, res.reason) == ("move", False, "untrained_tumble")
     assert t.pos == ROW.cell(0, 1)
 
 
 def test_menu_offers_tumble_when_trained_and_threatened_hidden_from_the_llm():
-    b, t, _ = _scene([], guards=((0, 0), (1, 7)))
+    b, t, _ = _scene({}, guards=((0, 0), (1, 7)))
     obs = b.observe(t)
     ids = [o.id for o in legal_options(obs, ROW)]
     assert "tumble:g2" in ids
     assert not [i for i in (o.id for o in shown_options(obs, HIDDEN_KINDS)) if "tumble" in i]
     plan = ScriptedPolicy(parse_script("rules:\n  - do: tumble\n    target: g2\n")).decide(obs)
     assert plan.actions == (MoveAction(target_id="g2", tumble=True),)
-    b, t, _ = _scene([], guards=((0, 6),))  # not threatened: no tumbling offered
+    b, t, _ = _scene({}, guards=((0, 6),))  # not threatened: no tumbling offered
     assert not [o for o in legal_options(b.observe(t), ROW) if o.id.startswith("tumble")]
-    b, t, _ = _scene([], guards=((0, 0),), tumbler={})  # untrained
+    b, t, _ = _scene({}, guards=((0, 0),), tumbler={})  # untrained
     assert not [o for o in legal_options(b.observe(t), ROW) if o.id.startswith("tumble")]
 
 
@@ -104,10 +104,10 @@ def test_tumbling_success_rate_matches_the_exact_probability():
 
 
 def test_a_hidden_tumbler_stopped_on_its_first_square_rolls_no_stealth():
-    b, t, (g,) = _scene([9, 1])
+    b, t, (g,) = _scene({"acrobatics": [9], "attack": [1]})
     blind = state("o", "B", make_profile(conditions=["blinded"]), ROW, (1, 7), 2)
     b.combatants.append(blind)
-    t.hidden_from = {"o"}  # a re-roll would ask for more dice than scripted
+    t.hidden_from = {"o"}  # a Stealth re-roll would ask for an unscripted die
     b.dispatch(t, MoveAction(destination=(0, 4), tumble=True))
     assert t.pos == ROW.cell(0, 1) and g.aoo_used == 1 and t.hidden_from == {"o"}
 
@@ -115,14 +115,14 @@ def test_a_hidden_tumbler_stopped_on_its_first_square_rolls_no_stealth():
 FIELD = make_map(["." * 10] * 6)
 
 
-def _large_scene(guard_at, dice=(20,)):
+def _large_scene(guard_at, acrobatics=(20,)):
     """A trained Large tumbler (2×2, natural reach 10 ft) anchored on (2,2), a
     guard at ``guard_at`` and the target g2 on (2,7)."""
     profile = make_profile(name="Ogre", size="Large", hp_max=30, **ACRO)
     t = state("t", "A", profile, FIELD, (2, 2))
     g1 = state("g1", "B", make_profile(), FIELD, guard_at, 1)
     g2 = state("g2", "B", make_profile(), FIELD, (2, 7), 2)
-    return battle(FIELD, [t, g1, g2], list(dice)), t
+    return battle(FIELD, [t, g1, g2], {"acrobatics": list(acrobatics)}), t
 
 
 def test_a_large_creatures_tumble_option_is_the_path_the_engine_walks():

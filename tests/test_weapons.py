@@ -49,7 +49,9 @@ def flask(**kw: Any) -> dict[str, Any]:
     return out
 
 
-def _gunner(attacks: list[dict[str, Any]], dice: list[int], foe_pos=(2, 3), bab: int = 1):
+def _gunner(
+    attacks: list[dict[str, Any]], dice: dict[str, list[int]], foe_pos=(2, 3), bab: int = 1
+):
     me = state("me", "A", make_profile(attacks=attacks, bab=bab), OPEN, (2, 0))
     foe = state("foe", "B", make_profile(ac=AC, hp_max=30), OPEN, foe_pos, 1)
     return battle(OPEN, [me, foe], dice), me, foe
@@ -57,7 +59,7 @@ def _gunner(attacks: list[dict[str, Any]], dice: list[int], foe_pos=(2, 3), bab:
 
 # -- misfire -----------------------------------------------------------------
 def test_a_natural_1_with_a_firearm_misfires_and_breaks_it_without_another_die():
-    b, me, foe = _gunner([pistol()], [1])
+    b, me, foe = _gunner([pistol()], {"attack": [1]})
     res = b.dispatch(me, AttackAction(target_id="foe"))
     assert (res.ok, res.reason) == (True, None)
     assert messages(b) == [
@@ -72,14 +74,14 @@ def test_a_natural_1_with_a_firearm_misfires_and_breaks_it_without_another_die()
 
 def test_a_natural_1_with_any_other_weapon_breaks_nothing():
     bow = pistol(name="bow", kind="ranged", firearm=False)
-    b, me, _foe = _gunner([bow], [1])
+    b, me, _foe = _gunner([bow], {"attack": [1]})
     b.dispatch(me, AttackAction(target_id="foe"))
     assert messages(b) == ["bow vs foe d20=1+0=1 CA 18 -> RATÉ"]
     assert me.weapon_broken == frozenset()
 
 
 def test_a_misfire_loses_the_remaining_shots_of_a_full_attack():
-    b, me, _foe = _gunner([pistol()], [1], bab=6)  # two shots scripted as one die
+    b, me, _foe = _gunner([pistol()], {"attack": [1]}, bab=6)  # two shots scripted as one die
     res = b.dispatch(me, FullAttackAction(target_id="foe"))
     assert res.ok
     assert len([m for m in messages(b) if m.startswith("pistol vs")]) == 1
@@ -88,13 +90,13 @@ def test_a_misfire_loses_the_remaining_shots_of_a_full_attack():
 
 def test_a_broken_firearm_cannot_be_chosen_until_repaired():
     dagger = melee("dagger", dmg="1d4")
-    b, me, _foe = _gunner([pistol(), dagger], [])
+    b, me, _foe = _gunner([pistol(), dagger], {})
     me.weapon_broken = frozenset({"pistol"})
     res = b.dispatch(me, AttackAction(target_id="foe", weapon_id="pistol"))
     assert (res.ok, res.reason) == (False, "weapon_unavailable")
     res = b.dispatch(me, AttackAction(target_id="foe"))  # the dagger does not reach
     assert (res.ok, res.reason) == (False, "out_of_range")
-    b, me, _foe = _gunner([pistol()], [])
+    b, me, _foe = _gunner([pistol()], {})
     me.weapon_broken = frozenset({"pistol"})
     res = b.dispatch(me, AttackAction(target_id="foe"))
     assert (res.ok, res.reason) == (False, "no_weapon")
@@ -102,7 +104,7 @@ def test_a_broken_firearm_cannot_be_chosen_until_repaired():
 
 
 def test_repair_weapon_clears_it_and_reports_misuse():
-    b, me, _foe = _gunner([pistol(), melee("dagger")], [])
+    b, me, _foe = _gunner([pistol(), melee("dagger")], {})
     res = b.dispatch(me, RepairWeaponAction())
     assert (res.ok, res.reason) == (False, "not_broken")
     me.weapon_broken = frozenset({"pistol"})
@@ -120,7 +122,7 @@ def test_repair_weapon_clears_it_and_reports_misuse():
 
 
 def test_repair_is_a_move_action_a_shot_may_follow_but_not_a_full_attack():
-    b, me, foe = _gunner([pistol()], [15, 3], bab=6)
+    b, me, foe = _gunner([pistol()], {"attack": [15], "damage": [3]}, bab=6)
     me.weapon_broken = frozenset({"pistol"})
     b._policies = {
         "A": Plan(RepairWeaponAction(weapon_id="pistol"), AttackAction(target_id="foe")),
@@ -139,7 +141,7 @@ def test_repair_is_a_move_action_a_shot_may_follow_but_not_a_full_attack():
 
 
 def test_observation_and_menu_show_the_broken_weapon_and_its_repair():
-    b, me, _foe = _gunner([pistol(), melee("dagger")], [])
+    b, me, _foe = _gunner([pistol(), melee("dagger")], {})
     me.weapon_broken = frozenset({"pistol"})
     obs = b.observe(me)
     assert [a.id for a in obs.actor.attacks] == ["dagger"]
@@ -164,7 +166,7 @@ def test_observation_and_menu_show_the_broken_weapon_and_its_repair():
 
 
 def test_a_prone_gunner_is_offered_the_repair_too():
-    b, me, _foe = _gunner([pistol()], [])
+    b, me, _foe = _gunner([pistol()], {})
     me.weapon_broken = frozenset({"pistol"})
     me.prone = True
     assert "repair_weapon:pistol" in [o.id for o in b.observe(me).legal_options]
@@ -175,7 +177,7 @@ def test_misfire_rate_matches_one_in_twenty():
     rng = SeededRng(11)
     broken = 0
     for _ in range(n):
-        b, me, _foe = _gunner([pistol()], [])
+        b, me, _foe = _gunner([pistol()], {})
         b.fight.rng = rng
         b.fight.log = None
         b.dispatch(me, AttackAction(target_id="foe"))
@@ -207,7 +209,7 @@ def test_direct_hit_is_a_touch_attack_and_splashes_every_creature_within_5_ft():
         ("dying", "B", {}, (3, 3)),
         ("corpse", "B", {}, (1, 1)),
     ]
-    b, alch, foe, o = _splash_fight(extra, [15, 4])
+    b, alch, foe, o = _splash_fight(extra, {"attack": [15], "damage": [4]})
     o["dying"].hp = -2
     o["corpse"].hp, o["corpse"].dead = -20, True
     o["dying"].refresh()
@@ -232,7 +234,7 @@ def test_splash_respects_resistance_and_immunity_but_not_damage_reduction():
         ("immune", "B", {"immunities": ["fire"]}, (3, 2)),
         ("dr", "B", {"dr": {"amount": 5, "bypass": "-"}}, (2, 3)),
     ]
-    b, alch, _foe, _o = _splash_fight(extra, [15, 4])
+    b, alch, _foe, _o = _splash_fight(extra, {"attack": [15], "damage": [4]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b)[1:] == [
         "éclaboussure sur resist : 0 dégât (fire : résistance 5) (resist 10/10 pv)",
@@ -242,7 +244,9 @@ def test_splash_respects_resistance_and_immunity_but_not_damage_reduction():
 
 
 def test_a_critical_multiplies_the_direct_hit_never_the_splash():
-    b, alch, foe, o = _splash_fight([("ally", "B", {}, (1, 2))], [20, 12, 4, 5])
+    b, alch, foe, o = _splash_fight(
+        [("ally", "B", {}, (1, 2))], {"attack": [20], "confirm": [12], "damage": [4, 5]}
+    )
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert foe.hp == 20 - 9  # 1d6 fire rolled twice (×2): the flask's own damage
     assert o["ally"].hp == 9
@@ -250,7 +254,7 @@ def test_a_critical_multiplies_the_direct_hit_never_the_splash():
 
 
 def test_a_miss_scatters_short_toward_the_thrower_and_splashes_the_landing_area():
-    b, alch, _foe, _o = _splash_fight([], [2, 1])
+    b, alch, _foe, _o = _splash_fight([], {"attack": [2], "scatter": [1]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b) == [
         "fire vs foe d20=2+0=2 CA 10 (contact) -> RATÉ",
@@ -266,14 +270,14 @@ def test_the_scatter_distance_counts_the_increments_of_the_throw():
     wide = make_map(["..........."] * 5)
     alch = state("alch", "A", make_profile(attacks=[flask()]), wide, (2, 0))
     foe = state("foe", "B", make_profile(ac=AC), wide, (2, 5), 1)
-    b = battle(wide, [alch, foe], [3, 5])
+    b = battle(wide, [alch, foe], {"attack": [3], "scatter": [5]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b)[1:] == ["fire dévie : d8=5, 3 cases -> tombe en (2,8)"]
     assert foe.hp == 10  # 3 squares from the landing square: no splash
     # on the 8-column map the flask stops at the edge, 2 squares away (still no splash)
     alch = state("alch", "A", make_profile(attacks=[flask()]), OPEN, (2, 0))
     foe = state("foe", "B", make_profile(ac=AC), OPEN, (2, 5), 1)
-    b = battle(OPEN, [alch, foe], [3, 5])
+    b = battle(OPEN, [alch, foe], {"attack": [3], "scatter": [5]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b)[1:] == [
         "fire dévie : d8=5, 3 cases -> tombe en (2,7) (arrêtée par un mur ou le bord)"
@@ -297,7 +301,7 @@ def test_scatter_directions_turn_clockwise_from_the_thrower_and_stop_at_walls():
 def test_concealment_turns_a_hit_into_a_scatter():
     alch = state("alch", "A", make_profile(attacks=[flask()]), OPEN, (2, 0))
     foe = state("foe", "B", make_profile(ac=AC, conditions=["blurred"]), OPEN, (2, 2), 1)
-    b = battle(OPEN, [alch, foe], [15, 10, 3])
+    b = battle(OPEN, [alch, foe], {"attack": [15], "miss_chance": [10], "scatter": [3]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b)[1:] == [
         "fire dévie : d8=3, 1 case -> tombe en (1,2)",
@@ -306,7 +310,7 @@ def test_concealment_turns_a_hit_into_a_scatter():
 
 
 def test_splash_can_drop_a_creature():
-    b, alch, _foe, o = _splash_fight([("weak", "B", {}, (1, 2))], [15, 4])
+    b, alch, _foe, o = _splash_fight([("weak", "B", {}, (1, 2))], {"attack": [15], "damage": [4]})
     o["weak"].hp = 0
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert messages(b)[-2:] == [
@@ -316,7 +320,7 @@ def test_splash_can_drop_a_creature():
 
 
 def test_splash_weapons_are_thrown_five_increments_and_listed_in_the_observation():
-    b, alch, _foe, _o = _splash_fight([], [])
+    b, alch, _foe, _o = _splash_fight([], {})
     assert alch.attacks[0].max_range_ft == 50
     data = b.observe(alch).to_dict()
     assert data["combatants"][0]["attacks"][0]["splash"] == {"damage": 1, "type": "fire"}
@@ -330,7 +334,7 @@ def test_bystander_splash_rate_matches_the_exact_probability():
     rng = SeededRng(5)
     splashed = 0
     for _ in range(n):
-        b, alch, _foe, o = _splash_fight([("by", "B", {}, (2, 4))], [])
+        b, alch, _foe, o = _splash_fight([("by", "B", {}, (2, 4))], {})
         b.fight.rng = rng
         b.fight.log = None
         b.dispatch(alch, AttackAction(target_id="foe"))
@@ -343,13 +347,13 @@ def test_bystander_splash_rate_matches_the_exact_probability():
 def test_a_firearm_shot_provokes_from_a_threatened_square_and_a_melee_touch_does_not():
     me = state("me", "A", make_profile(attacks=[pistol()]), OPEN, (2, 0))
     guard = state("guard", "B", make_profile(), OPEN, (2, 1), 1)
-    b = battle(OPEN, [me, guard], [2, 11, 1])
+    b = battle(OPEN, [me, guard], {"attack": [2, 11], "damage": [1]})
     b.dispatch(me, AttackAction(target_id="guard"))
     assert messages(b)[0] == "attaque d'opportunité contre me (tir depuis une case menacée)"
     touch = melee("grasp", dmg="1d4", kind="touch")
     me = state("me", "A", make_profile(attacks=[touch]), OPEN, (2, 0))
     guard = state("guard", "B", make_profile(), OPEN, (2, 1), 1)
-    b = battle(OPEN, [me, guard], [2])
+    b = battle(OPEN, [me, guard], {"attack": [2]})
     b.dispatch(me, AttackAction(target_id="guard"))
     assert messages(b) == ["grasp vs guard d20=2+0=2 CA 10 (contact) -> RATÉ"]
 
@@ -361,7 +365,7 @@ def test_a_thrown_touch_attack_takes_prone_penalties_and_soft_cover_like_any_ran
     foe = state("foe", "B", make_profile(ac=AC), OPEN, (2, 2), 2)
     me.prone = True
     foe.prone = True
-    b = battle(OPEN, [me, between, foe], [2])
+    b = battle(OPEN, [me, between, foe], {"attack": [2]})
     b.dispatch(me, AttackAction(target_id="foe"))
     # −4 prone attacker; touch AC 10 + 4 soft cover + 4 prone target (vs ranged)
     assert messages(b) == ["dart vs foe d20=2-4=-2 CA 18 (contact, abri +4, à terre +4) -> RATÉ"]
@@ -380,7 +384,7 @@ def test_splash_reaches_a_large_creature_whose_nearest_square_is_adjacent():
         ("ogre", "B", {"size": "Large", "hp_max": 30}, (0, 3)),
         ("far", "B", {"size": "Large", "hp_max": 30}, (3, 4)),  # nearest square (3,4): 10 ft
     ]
-    b, alch, _foe, o = _splash_fight(extra, [15, 4])
+    b, alch, _foe, o = _splash_fight(extra, {"attack": [15], "damage": [4]})
     b.dispatch(alch, AttackAction(target_id="foe"))
     assert "éclaboussure sur ogre : 1 dégât (ogre 29/30 pv)" in messages(b)
     assert o["far"].hp == 30

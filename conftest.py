@@ -1,9 +1,11 @@
 """Test isolation from the machine: no test reads or writes the user's cache.
 
-Every test gets an empty cache directory of its own (``PF1E_SIM_CACHE``), as on
-a machine that never ran pf1e-sim. The live tests (``-m live``) share one
-session-wide cache instead, so the embedded model is assembled once per run,
-still from the installed packages and never from what a previous session left.
+Every test, and every docstring example pytest collects from the packages (this
+file sits at the root for them), gets an empty cache directory of its own
+(``PF1E_SIM_CACHE``), as on a machine that never ran pf1e-sim. The live tests
+(``-m live``) share one session-wide cache instead, so the embedded model is
+assembled once per run, still from the installed packages and never from what a
+previous session left.
 """
 
 from __future__ import annotations
