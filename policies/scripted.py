@@ -39,7 +39,8 @@ from pydantic import Field
 
 from engine.actions import Option, ReadyTrigger, TurnPlan, WaitAction
 from engine.errors import DataError
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
+from engine.snapshot import CombatantView
 from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.heuristic import HeuristicPolicy
 

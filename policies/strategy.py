@@ -116,7 +116,8 @@ from engine.actions import (
 )
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.maps import Cell
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
+from engine.snapshot import CombatantView
 from engine.validation import StrictModel, load_yaml, read_text, validate
 
 STRATEGY_SCHEMA = "pf1e-sim/strategy@1"

@@ -59,8 +59,9 @@ from engine.attack import (
 )
 from engine.creatures import AttackProfile
 from engine.maps import Cell
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
 from engine.reach import range_penalty
+from engine.snapshot import CombatantView
 
 
 @dataclass(frozen=True, slots=True)
