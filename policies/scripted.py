@@ -171,7 +171,7 @@ def _pick_target(obs: Observation, selector: str) -> CombatantView | None:
 
 def _holds(cond: Conditions, obs: Observation, target: CombatantView | None) -> bool:
     me = obs.actor
-    hp_pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+    hp_pct = 100 * max(me.hp, 0) / me.hp_max
     enemies = len(obs.enemies())
     allies = len(obs.allies())
     checks = (
