@@ -64,7 +64,7 @@ from engine.observation import Observation
 from engine.options import legal_options
 from engine.packs import D20_PLAIN
 from engine.rng import Rng
-from engine.snapshot import CombatantView, ProfileView, fill_readiness
+from engine.snapshot import ProfileView, build_views, fill_readiness
 from engine.state import CombatantState
 from engine.stealth import hide
 from engine.strikes import do_attack, do_fight_defensively, do_total_defense
@@ -289,7 +289,7 @@ class Battle:
     # -- observation ------------------------------------------------------------
     def observe(self, actor: CombatantState) -> Observation:
         fight = self.fight
-        snapshot = CombatantView.build(self._views, self.gmap.width, self.combatants)
+        snapshot = build_views(self._views, self.gmap.width, self.combatants)
         if fight.readiness_used:
             fill_readiness(snapshot, self.combatants, fight.round)
         return Observation(

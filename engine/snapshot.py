@@ -6,9 +6,10 @@ the JSON Schema of the Observation's ``combatants`` are all derived.
 means, where the value comes from (:data:`Origin`) and how the view turns it into
 JSON. From it:
 
-* the engine builds a :class:`CombatantView` every turn by copying the ``state``
-  fields out of a :class:`~engine.state.CombatantState` with one
-  :func:`operator.attrgetter` (:data:`copy_state`);
+* the engine builds the :class:`CombatantView` of every combatant each turn with
+  one function, :func:`build_views`, compiled at import from the ``state`` fields'
+  expressions (as :mod:`dataclasses` compiles an ``__init__``: inline attribute
+  reads, faster than :func:`operator.attrgetter` and its string lookups);
 * :meth:`CombatantView.to_dict` writes the fields in list order (:data:`DUMPERS`);
 * :mod:`engine.schemas` builds the pydantic mirror ``CombatantModel`` (the JSON
   Schema) from the names and types.
@@ -65,8 +66,8 @@ class PublicField:
     origin: Origin
     #: the attribute of the view that holds it, when not :attr:`name`
     attr: str | None = None
-    #: the :class:`~engine.state.CombatantState` attribute a ``state`` field is
-    #: copied from, when not :attr:`attr`
+    #: the expression over ``c``, the :class:`~engine.state.CombatantState`, that a
+    #: ``state`` field is copied from, when not ``c.<attr>``
     state: str | None = None
     #: its JSON value, from the view (default: the view's attribute as it is)
     dump: Callable[[CombatantView], Any] | None = None
@@ -77,10 +78,10 @@ class PublicField:
         return self.attr or self.name
 
     @property
-    def state_attr(self) -> str:
-        """The attribute of :class:`~engine.state.CombatantState` a ``state`` field
-        is copied from."""
-        return self.state or self.view_attr
+    def source(self) -> str:
+        """The expression over ``c`` (a :class:`~engine.state.CombatantState`) that
+        a ``state`` field is copied from."""
+        return self.state or f"c.{self.view_attr}"
 
 
 def _attack_dict(a: AttackProfile) -> dict[str, Any]:
@@ -148,18 +149,19 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("attacks", "list[AttackModel]", "every attack of its file, broken weapons included",
       "profile", attr="all_attacks", dump=lambda v: [_attack_dict(a) for a in v.all_attacks]),
     F("pos", "list[int]", "the (row, column) of its space's anchor square", "state",
-      attr="cell", state="pos", dump=lambda v: list(v.pos)),
+      attr="cell", state="c.pos", dump=lambda v: list(v.pos)),
     F("hp", "int", "its current hit points", "state"),
     F("nonlethal", "int", "nonlethal damage (equal to hp: staggered; above: unconscious)",
       "state"),
     F("active", "bool", "able to act", "view"),
     F("dead", "bool", "dead", "state"),
     F("dying", "bool", "below 0 hit points and not stabilized", "view"),
-    F("stabilized", "bool", "below 0 hit points, stable", "state", state="stable"),
+    F("stabilized", "bool", "below 0 hit points, stable", "state", state="c.stable"),
     F("disabled", "bool", "at exactly 0 hit points", "view"),
     F("staggered", "bool", "one move or standard action a turn", "view"),
-    F("initiative_total", "int", "its initiative result", "state", state="initiative"),
-    F("aoo_remaining", "int", "attacks of opportunity it can still make this round", "state"),
+    F("initiative_total", "int", "its initiative result", "state", state="c.initiative"),
+    F("aoo_remaining", "int", "attacks of opportunity it can still make this round", "state",
+      state="c.profile.aoo_per_round - c.aoo_used"),
     F("charging", "bool", "charged on its last turn (−2 AC)", "state"),
     F("defense_ac_bonus", "int",
       "dodge AC bonus until its next turn (total defense, fighting defensively)", "state"),
@@ -173,7 +175,8 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("speed_effective_ft", "int", "movement of one move action (halved when disabled)",
       "view"),
     F("hidden_from", "list[str]", "ids of the enemies it is hidden from, sorted", "state",
-      state="hidden_from_ids", dump=lambda v: list(v.hidden_from)),
+      state="tuple(sorted(c.hidden_from)) if c.hidden_from else ()",
+      dump=lambda v: list(v.hidden_from)),
     F("weapon_broken", "list[str]", "ids of its broken weapons, in attack order", "state",
       dump=lambda v: [a.id for a in v.all_attacks if a.id in v.weapon_broken]),
     F("readied", "dict[str, str | None] | None", "its readied action waiting for its trigger",
@@ -194,10 +197,6 @@ del F
 #: and ``width``
 STATE_FIELDS: tuple[PublicField, ...] = tuple(f for f in PUBLIC_FIELDS if f.origin == "state")
 
-#: the values of the ``state`` fields of a combatant state, in slot order
-copy_state: Callable[[CombatantState], tuple[Any, ...]] = attrgetter(
-    *(f.state_attr for f in STATE_FIELDS)
-)
 
 #: (JSON key, reader) of every public field, in JSON order
 DUMPERS: tuple[tuple[str, Callable[[CombatantView], Any]], ...] = tuple(
@@ -255,14 +254,6 @@ class CombatantView:
     immediate_used: bool = False
     run_rounds: int = 0
     run_rest_rounds: int = 0
-
-    @staticmethod
-    def build(
-        statics: dict[str, ProfileView], width: int, combatants: Sequence[CombatantState]
-    ) -> tuple[CombatantView, ...]:
-        """The views of ``combatants`` (their ``readiness`` fields at their defaults)."""
-        view = CombatantView
-        return tuple([view(statics[c.id], width, *copy_state(c)) for c in combatants])
 
     # -- profile fields (the creature file, for now: no effect changes them yet) ----
     @property
@@ -448,6 +439,25 @@ class CombatantView:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field of :data:`PUBLIC_FIELDS`, in its order."""
         return {name: read(self) for name, read in DUMPERS}
+
+
+def _compile_build() -> Callable[
+    [dict[str, ProfileView], int, Sequence[CombatantState]], tuple[CombatantView, ...]
+]:
+    args = ", ".join(f.source for f in STATE_FIELDS)
+    source = (
+        "def build_views(statics, width, combatants):\n"
+        f"    return tuple([View(statics[c.id], width, {args}) for c in combatants])\n"
+    )
+    namespace: dict[str, Any] = {"View": CombatantView}
+    exec(compile(source, "<engine.snapshot.build_views>", "exec"), namespace)
+    return namespace["build_views"]
+
+
+#: ``build_views(statics, width, combatants)``: the views of ``combatants`` (``statics``:
+#: their :class:`ProfileView` by id; ``width``: the map's), their ``readiness`` fields at
+#: their defaults (:func:`fill_readiness` sets them)
+build_views = _compile_build()
 
 
 def fill_readiness(

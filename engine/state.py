@@ -122,16 +122,6 @@ class CombatantState:
     #: Tiny or smaller: may share a bigger creature's square
     very_small: bool = field(init=False, default=False)
 
-    @property
-    def aoo_remaining(self) -> int:
-        """Attacks of opportunity it can still make this round."""
-        return self.profile.aoo_per_round - self.aoo_used
-
-    @property
-    def hidden_from_ids(self) -> tuple[str, ...]:
-        """:attr:`hidden_from`, sorted (a copy for the Observation)."""
-        return tuple(sorted(self.hidden_from)) if self.hidden_from else ()
-
     def __post_init__(self) -> None:
         self.space = self.profile.space
         self.very_small = self.profile.very_small
