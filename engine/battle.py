@@ -60,10 +60,11 @@ from engine.moves import (
     do_step,
     do_withdraw,
 )
-from engine.observation import CombatantView, Observation, ProfileView, fill_readiness
+from engine.observation import Observation
 from engine.options import legal_options
 from engine.packs import D20_PLAIN
 from engine.rng import Rng
+from engine.snapshot import ProfileView, build_views, fill_readiness
 from engine.state import CombatantState
 from engine.stealth import hide
 from engine.strikes import do_attack, do_fight_defensively, do_total_defense
@@ -288,34 +289,7 @@ class Battle:
     # -- observation ------------------------------------------------------------
     def observe(self, actor: CombatantState) -> Observation:
         fight = self.fight
-        views = self._views
-        w = self.gmap.width
-        snapshot = tuple(
-            [
-                CombatantView(
-                    views[c.id],
-                    c.id,
-                    c.side,
-                    c.pos,
-                    c.hp,
-                    c.dead,
-                    c.stable,
-                    c.charging,
-                    c.initiative,
-                    w,
-                    c.profile.aoo_per_round - c.aoo_used,
-                    c.nonlethal,
-                    c.defense_ac_bonus,
-                    c.aware,
-                    c.prone,
-                    c.running,
-                    c.delayed,
-                    tuple(sorted(c.hidden_from)) if c.hidden_from else (),
-                    weapon_broken=c.weapon_broken,
-                )
-                for c in self.combatants
-            ]
-        )
+        snapshot = build_views(self._views, self.gmap.width, self.combatants)
         if fight.readiness_used:
             fill_readiness(snapshot, self.combatants, fight.round)
         return Observation(

@@ -13,13 +13,13 @@ Mutating what a policy got never affects the fight.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.actions import ActionResult, Option
 from engine.attack import flanking_ally, shoots_into_melee
-from engine.creatures import AttackProfile, CombatantProfile
+from engine.creatures import AttackProfile
 from engine.grid import Path, distance_ft, neighbours, reachable
 from engine.maps import Cell, GameMap, TerrainType
 from engine.movement import (
@@ -42,6 +42,7 @@ from engine.reach import (
     threatens,
     weapon_for,
 )
+from engine.snapshot import CombatantView
 from engine.space import (
     body_distance_ft,
     footprint,
@@ -51,7 +52,6 @@ from engine.space import (
     sized_map,
     top_elevation,
 )
-from engine.state import Aid, CombatantState, Readied
 
 #: builds the legal-options menu of an Observation (:func:`engine.options.legal_options`)
 Menu = Callable[["Observation", GameMap], tuple[Option, ...]]
@@ -85,225 +85,6 @@ class MapView:
         )
         gmap.cache["map_view"] = view
         return view
-
-
-@dataclass(frozen=True, slots=True)
-class ProfileView:
-    """Static public facts of one combatant (built once per fight)."""
-
-    id: str
-    side: str
-    profile: CombatantProfile
-
-    @property
-    def attacks(self) -> tuple[AttackProfile, ...]:
-        return self.profile.attacks
-
-    def to_dict(self) -> dict[str, Any]:
-        spec = self.profile.spec
-        ac = self.profile.ac
-        return {
-            "id": self.id,
-            "side": self.side,
-            "name": spec.name,
-            "level": spec.level,
-            "size": spec.size,
-            "space": self.profile.space,
-            "pc": self.profile.is_pc,
-            "creature_type": spec.creature_type,
-            "alignment": spec.alignment,
-            "hp_max": spec.hp_max,
-            "ac": {"total": ac.total, "touch": ac.touch, "flat_footed": ac.flat_footed},
-            "saves": spec.saves.model_dump(),
-            "abilities": spec.abilities.model_dump(),
-            "bab": spec.bab,
-            "initiative_mod": spec.initiative_mod,
-            "speed_land_ft": spec.speed_land_ft,
-            "speed_fly_ft": spec.speed_fly_ft,
-            "dr": spec.dr.model_dump() if spec.dr else None,
-            "resistances": dict(sorted(spec.resistances.items())),
-            "immunities": sorted(spec.immunities),
-            "features": sorted(self.profile.features),
-            "conditions": sorted(spec.conditions),
-            "attacks": [_attack_dict(a) for a in self.profile.attacks],
-        }
-
-
-def _attack_dict(a: AttackProfile) -> dict[str, Any]:
-    spec = a.spec
-    return {
-        "id": a.id,
-        "name": a.name,
-        "kind": a.kind,
-        "attack_bonus": a.attack_bonus,
-        "damage": [{"formula": d.formula, "types": list(d.types)} for d in spec.damage],
-        "damage_bonus": a.damage_bonus,
-        "crit_range": a.crit_range,
-        "crit_mult": a.crit_mult,
-        "count": a.count,
-        "reach_ft": a.reach_ft,
-        "range_increment_ft": a.range_increment_ft,
-        "max_range_ft": a.max_range_ft,
-        "natural": a.natural,
-        "firearm": spec.firearm,
-        "splash": spec.splash.model_dump() if spec.splash else None,
-    }
-
-
-@dataclass(slots=True)
-class CombatantView:
-    """Public state of one combatant at the time of the observation.
-
-    A copy made for this observation only: the engine never reads it back, so
-    changing it cannot affect the fight (it is not frozen, which makes it
-    cheaper to build every turn). Only raw values are stored; everything derived
-    (position as (row, col), life state, speed) is a property.
-    """
-
-    static: ProfileView
-    id: str
-    side: str
-    cell: Cell
-    hp: int
-    dead: bool
-    stabilized: bool
-    charging: bool
-    initiative_total: int
-    width: int
-    #: attacks of opportunity it can still make this round
-    aoo_remaining: int = 1
-    #: nonlethal damage (equal to hp: staggered; above: unconscious)
-    nonlethal: int = 0
-    #: dodge AC bonus until its next turn (total defense, fighting defensively)
-    defense_ac_bonus: int = 0
-    #: aware of its opponents (else surprised in the surprise round)
-    aware: bool = True
-    #: lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range
-    prone: bool = False
-    #: ran on its last turn: no Dex bonus to AC (unless the Run feat)
-    running: bool = False
-    #: delayed its turn this round (it cannot delay again this round)
-    delayed: bool = False
-    #: ids of the enemies it is hidden from (SRD « Stealth »), sorted
-    hidden_from: tuple[str, ...] = ()
-    #: ids of its broken weapons (a misfired firearm), unusable until repaired
-    weapon_broken: frozenset[str] = frozenset()
-    #: its readied action, waiting for its trigger
-    readied: Readied | None = None
-    #: aid another bonuses it benefits from
-    aids: tuple[Aid, ...] = ()
-    #: took an immediate action off-turn: no swift or immediate action until after its next turn
-    immediate_used: bool = False
-    #: consecutive rounds of running so far (0: the streak is broken)
-    run_rounds: int = 0
-    #: rounds before it may run again (rest after a failed Constitution check)
-    run_rest_rounds: int = 0
-
-    @property
-    def attacks(self) -> tuple[AttackProfile, ...]:
-        """Its usable attacks (broken weapons left out), as the engine sees them."""
-        if not self.weapon_broken:
-            return self.static.profile.attacks
-        return tuple(a for a in self.static.profile.attacks if a.id not in self.weapon_broken)
-
-    @property
-    def pos(self) -> tuple[int, int]:
-        return divmod(self.cell, self.width)
-
-    @property
-    def profile(self) -> CombatantProfile:
-        """Its compiled creature file (as the engine's state holds it)."""
-        return self.static.profile
-
-    @property
-    def threat_reach_ft(self) -> int:
-        return self.static.profile.threat_reach_ft
-
-    @property
-    def space(self) -> int:
-        """Squares per side of its space, anchored on ``cell`` (Large 2, Huge 3 …)."""
-        return self.static.profile.space
-
-    @property
-    def very_small(self) -> bool:
-        """Tiny or smaller: may share a bigger creature's square."""
-        return self.static.profile.very_small
-
-    @property
-    def active(self) -> bool:
-        return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
-
-    @property
-    def dying(self) -> bool:
-        return not self.dead and self.hp < 0 and not self.stabilized
-
-    @property
-    def disabled(self) -> bool:
-        return not self.dead and self.hp == 0
-
-    @property
-    def staggered(self) -> bool:
-        """One move or standard action: disabled, or nonlethal equal to hp."""
-        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
-
-    @property
-    def speed_effective_ft(self) -> int:
-        """Movement of one move action: max(land, fly), halved when disabled."""
-        spec = self.static.profile.spec
-        speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        return (speed // 10) * 5 if self.disabled else speed
-
-    @property
-    def speed_ft(self) -> int:
-        """:attr:`speed_effective_ft`, under the engine state's name (the rules'
-        :class:`~engine.fight.Mover`)."""
-        return self.speed_effective_ft
-
-    def to_dict(self) -> dict[str, Any]:
-        out = self.static.to_dict()
-        out.update(
-            pos=list(self.pos),
-            hp=self.hp,
-            nonlethal=self.nonlethal,
-            active=self.active,
-            dead=self.dead,
-            dying=self.dying,
-            stabilized=self.stabilized,
-            disabled=self.disabled,
-            staggered=self.staggered,
-            initiative_total=self.initiative_total,
-            aoo_remaining=self.aoo_remaining,
-            charging=self.charging,
-            defense_ac_bonus=self.defense_ac_bonus,
-            aware=self.aware,
-            prone=self.prone,
-            running=self.running,
-            delayed=self.delayed,
-            speed_effective_ft=self.speed_effective_ft,
-            hidden_from=list(self.hidden_from),
-            weapon_broken=[a.id for a in self.static.attacks if a.id in self.weapon_broken],
-            readied=None
-            if self.readied is None
-            else {
-                "kind": "attack",
-                "trigger": self.readied.trigger,
-                "target_id": self.readied.target_id,
-            },
-            aid_attack_bonus=self.aid_bonus("attack"),
-            aid_ac_bonus=self.aid_bonus("ac"),
-            immediate_used=self.immediate_used,
-            run_rounds=self.run_rounds,
-            run_rest_rounds=self.run_rest_rounds,
-        )
-        return out
-
-    def aid_bonus(self, mode: str) -> dict[str, int]:
-        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``)."""
-        out: dict[str, int] = {}
-        for aid in self.aids:
-            if aid.mode == mode:
-                out[aid.opponent] = out.get(aid.opponent, 0) + aid.bonus
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -960,16 +741,3 @@ class Observation:
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],
             "legal_options": [o.to_dict() for o in self.legal_options],
         }
-
-
-def fill_readiness(
-    views: Sequence[CombatantView], combatants: Sequence[CombatantState], rnd: int
-) -> None:
-    """Copy the readiness state of each combatant (:mod:`engine.readiness`) into
-    its view (``views`` in ``combatants`` order) in round ``rnd``."""
-    for view, c in zip(views, combatants, strict=True):
-        view.readied = c.readied
-        view.aids = tuple(c.aids)
-        view.immediate_used = c.immediate_used
-        view.run_rounds = c.run_rounds if c.run_last_round >= rnd - 1 else 0
-        view.run_rest_rounds = max(0, c.run_rest_until - rnd)

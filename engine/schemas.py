@@ -7,11 +7,19 @@ against them, so the exported schema cannot drift from what is produced.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    create_model,
+    model_validator,
+)
 
 from engine.observation import SCHEMA_ID
+from engine.snapshot import PUBLIC_FIELDS
 from engine.stats import REPORT_SCHEMA
 from engine.validation import quote
 
@@ -48,57 +56,29 @@ class AttackModel(_M):
     splash: SplashModel | None
 
 
-class CombatantModel(_M):
-    id: str
-    side: str
-    name: str
-    level: int
-    size: str
-    #: squares per side of its space, anchored on ``pos`` (Large 2, Huge 3 …)
-    space: int
-    pc: bool
-    creature_type: str | None
-    alignment: str
-    hp_max: int
-    ac: dict[str, int]
-    saves: dict[str, int]
-    abilities: dict[str, int | None]
-    bab: int
-    initiative_mod: int
-    speed_land_ft: int
-    speed_fly_ft: int | None
-    dr: dict[str, Any] | None
-    resistances: dict[str, int]
-    immunities: list[str]
-    features: list[str]
-    conditions: list[str]
-    attacks: list[AttackModel]
-    pos: list[int]
-    hp: int
-    nonlethal: int
-    active: bool
-    dead: bool
-    dying: bool
-    stabilized: bool
-    disabled: bool
-    staggered: bool
-    initiative_total: int
-    aoo_remaining: int
-    charging: bool
-    defense_ac_bonus: int
-    aware: bool
-    prone: bool
-    running: bool
-    delayed: bool
-    speed_effective_ft: int
-    readied: dict[str, str | None] | None
-    aid_attack_bonus: dict[str, int]
-    aid_ac_bonus: dict[str, int]
-    immediate_used: bool
-    run_rounds: int
-    run_rest_rounds: int
-    weapon_broken: list[str]
-    hidden_from: list[str]
+#: the public fields the first published schema lists last: they were added to the
+#: JSON form before the fields that follow them there, and to the schema after
+#: every other one; the committed schema keeps that order (and the JSON its own)
+_SCHEMA_LAST = ("weapon_broken", "hidden_from")
+
+
+def _combatant_model() -> type[BaseModel]:
+    """The mirror of a combatant's JSON form, from :data:`engine.snapshot.PUBLIC_FIELDS`
+    (their JSON types are annotations resolved in this module)."""
+    fields = [f for f in PUBLIC_FIELDS if f.name not in _SCHEMA_LAST]
+    fields += [f for name in _SCHEMA_LAST for f in PUBLIC_FIELDS if f.name == name]
+    definitions: dict[str, Any] = {f.name: (f.type, ...) for f in fields}
+    model = create_model("CombatantModel", __base__=_M, __module__=__name__, **definitions)
+    model.model_rebuild(_types_namespace={"Any": Any, "AttackModel": AttackModel})
+    return model
+
+
+if TYPE_CHECKING:  # the checker sees a model; its fields are built at import
+
+    class CombatantModel(_M): ...
+
+else:
+    CombatantModel = _combatant_model()
 
 
 class PairModel(_M):

@@ -435,13 +435,12 @@ class LLMPolicy:
         if options is None:
             options = self.options(obs)
         me = obs.actor
-        spec = me.static.profile.spec
         profile = {
             "id": me.id,
-            "name": spec.name,
+            "name": me.name,
             "side": me.side,
-            "hp_max": spec.hp_max,
-            "ac": me.static.profile.ac.total,
+            "hp_max": me.hp_max,
+            "ac": me.ac.total,
             "speed": me.speed_effective_ft,
             "attacks": [
                 {
@@ -467,8 +466,8 @@ class LLMPolicy:
             return {
                 "id": c.id,
                 "hp": c.hp,
-                "hp_max": c.static.profile.spec.hp_max,
-                "ac": c.static.profile.ac.total,
+                "hp_max": c.hp_max,
+                "ac": c.ac.total,
                 "distance": pair.distance_ft,
                 "threatens": pair.target_threatens_me,
             }

@@ -39,7 +39,8 @@ from pydantic import Field
 
 from engine.actions import Option, ReadyTrigger, TurnPlan, WaitAction
 from engine.errors import DataError
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
+from engine.snapshot import CombatantView
 from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.heuristic import HeuristicPolicy
 
@@ -170,7 +171,7 @@ def _pick_target(obs: Observation, selector: str) -> CombatantView | None:
 
 def _holds(cond: Conditions, obs: Observation, target: CombatantView | None) -> bool:
     me = obs.actor
-    hp_pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+    hp_pct = 100 * max(me.hp, 0) / me.hp_max
     enemies = len(obs.enemies())
     allies = len(obs.allies())
     checks = (

@@ -116,7 +116,8 @@ from engine.actions import (
 )
 from engine.creatures import AttackProfile, CombatantProfile
 from engine.maps import Cell
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
+from engine.snapshot import CombatantView
 from engine.validation import StrictModel, load_yaml, read_text, validate
 
 STRATEGY_SCHEMA = "pf1e-sim/strategy@1"
@@ -357,13 +358,13 @@ def _criterion(crit: TargetCriterion, dangers: dict[CombatantProfile, float]) ->
     if crit == "weakest":
         return lambda obs, e, d: e.hp
     if crit == "most_wounded":
-        return lambda obs, e, d: e.hp / e.static.profile.spec.hp_max
+        return lambda obs, e, d: e.hp / e.hp_max
     if crit == "strongest":
         return lambda obs, e, d: -e.hp
     if crit == "most_dangerous":
 
         def most_dangerous(obs: Observation, e: CombatantView, d: int) -> float:
-            profile = e.static.profile
+            profile = e.profile
             value = dangers.get(profile)
             if value is None:
                 value = dangers[profile] = danger(profile)
@@ -406,7 +407,7 @@ def key_function(
 
 
 def _focus_rank(focus: list[str], enemy: CombatantView) -> int:
-    name = enemy.static.profile.spec.name.casefold()
+    name = enemy.name.casefold()
     for i, wanted in enumerate(focus):
         if wanted == enemy.id or wanted.casefold() == name:
             return i
@@ -439,32 +440,33 @@ def _ranged_danger(profile: CombatantProfile) -> float:
     return max((_expected(a) for a in profile.attacks if not a.is_melee), default=0.0)
 
 
-def _rank(spec: Any) -> tuple[float, int]:
-    """(CR, level) of a creature file; its level stands for a missing CR."""
-    cr = spec.cr
+def _rank(view: CombatantView) -> tuple[float, int]:
+    """(CR, level) of a combatant; its level stands for a missing CR."""
+    cr = view.cr
     value: float
     if isinstance(cr, str):
         num, _, den = cr.partition("/")
         try:
             value = float(num) / float(den) if den else float(num)
         except (ValueError, ZeroDivisionError):
-            value = float(spec.level)
+            value = float(view.level)
     elif cr is None:
-        value = float(spec.level)
+        value = float(view.level)
     else:
         value = float(cr)
-    return value, spec.level
+    return value, view.level
 
 
-def profile_tags(profile: CombatantProfile) -> tuple[str, ...]:
-    """The role tags a creature file alone gives (``caster``, ``healer``, ``ranged``)."""
-    spec = profile.spec
+def profile_tags(view: CombatantView) -> tuple[str, ...]:
+    """The role tags a combatant's creature file alone gives (``caster``, ``healer``,
+    ``ranged``)."""
+    profile = view.profile
     out: list[str] = []
-    if spec.spells or any(n > 0 for n in spec.spell_slots.values()) or spec.casting_ability:
+    if view.spells or any(n > 0 for n in view.spell_slots.values()) or view.casting_ability:
         out.append("caster")
-    spells = [s.casefold() for s in spec.spells]
+    spells = [s.casefold() for s in view.spells]
     if any(w in s for s in spells for w in HEALING_SPELL_WORDS) or any(
-        w in f for f in profile.features for w in HEALING_FEATURE_WORDS
+        w in f for f in view.features for w in HEALING_FEATURE_WORDS
     ):
         out.append("healer")
     ranged = _ranged_danger(profile)
@@ -497,21 +499,20 @@ def role_tags(
     extra = {k.casefold(): v for k, v in explicit.items()}
     out: dict[str, tuple[str, ...]] = {}
     for members in sides.values():
-        profiles = [m.static.profile for m in members]
-        brutish = [(_melee_danger(p), p.spec.hp_max) for p in profiles]
+        brutish = [(_melee_danger(m.profile), m.hp_max) for m in members]
         top = max(brutish)
-        ranks = [_rank(p.spec) for p in profiles]
+        ranks = [_rank(m) for m in members]
         best = max(ranks)
         leaders = [r == best for r in ranks]
         lone_leader = len(members) > 1 and leaders.count(True) == 1
-        for m, p, b, lead in zip(members, profiles, brutish, leaders, strict=True):
-            tags = set(profile_tags(p))
+        for m, b, lead in zip(members, brutish, leaders, strict=True):
+            tags = set(profile_tags(m))
             if b[0] > 0 and b == top:
                 tags.add("brute")
             if lone_leader and lead:
                 tags.add("leader")
             tags.update(extra.get(m.id.casefold(), ()))
-            tags.update(extra.get(p.spec.name.casefold(), ()))
+            tags.update(extra.get(m.name.casefold(), ()))
             out[m.id] = tuple(t for t in ROLE_TAGS if t in tags)
     return out
 
@@ -635,7 +636,7 @@ class StrategyPolicy:
         for c in obs.combatants:
             if c.side != me.side or c.id == me.id or not c.active:
                 continue
-            if c.id != mate and c.static.profile.spec.name.casefold() != folded:
+            if c.id != mate and c.name.casefold() != folded:
                 continue
             wanted = self._last.get(c.id)
             if wanted is not None:
@@ -657,7 +658,7 @@ class StrategyPolicy:
         if when.round_at_most is not None and obs.round > when.round_at_most:
             return False
         if when.own_hp_pct_below is not None:
-            pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+            pct = 100 * max(me.hp, 0) / me.hp_max
             if not pct < when.own_hp_pct_below:
                 return False
         for wanted, ours in ((when.side_down_pct_at_least, True),
@@ -755,7 +756,7 @@ class StrategyPolicy:
             return TurnPlan((TotalDefenseAction(),), "défense totale")
         if stance == "withdraw" and not me.prone and obs.can_withdraw():
             return TurnPlan((WithdrawAction(),), "retraite")
-        pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+        pct = 100 * max(me.hp, 0) / me.hp_max
         retreat = t.retreat_below_hp_pct
         if pct < retreat and not me.prone and obs.can_withdraw():
             return TurnPlan((WithdrawAction(),), f"sous {retreat} % des pv : retraite")
@@ -797,7 +798,7 @@ class StrategyPolicy:
         if me.weapon_broken:
             attacks = me.attacks
             return any(a.is_melee for a in attacks), any(not a.is_melee for a in attacks)
-        profile = me.static.profile
+        profile = me.profile
         hit = self._arsenals.get(profile)
         if hit is None:
             attacks = profile.attacks

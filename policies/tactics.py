@@ -59,8 +59,9 @@ from engine.attack import (
 )
 from engine.creatures import AttackProfile
 from engine.maps import Cell
-from engine.observation import CombatantView, Observation
+from engine.observation import Observation
 from engine.reach import range_penalty
+from engine.snapshot import CombatantView
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,7 @@ def _rolls(
             for _ in range(a.count)
         ]
     if isinstance(action, FullAttackAction):
-        pens = iterative_penalties(me.static.profile.spec.bab, weapon)
+        pens = iterative_penalties(me.bab, weapon)
         return [(weapon, p) for p in pens for _ in range(weapon.count)]
     return [(weapon, 0)] * weapon.count
 
@@ -148,7 +149,7 @@ def _roll_chance(
     charge = any(isinstance(a, ChargeAction) for a in plan)
     bonus = attack.attack_bonus + penalty
     if attack.spec.secondary:
-        multi = "multiattack" in me.static.profile.features
+        multi = "multiattack" in me.features
         bonus += MULTIATTACK_SECONDARY if multi else SECONDARY_NATURAL
     dist = obs.distance_from(cell, target.id)
     if attack.is_melee:
@@ -168,12 +169,12 @@ def _roll_chance(
         bonus += PRONE_ATTACK
     bonus += me.aid_bonus("attack").get(target.id, 0)
 
-    base_ac = target.static.profile.ac
+    base_ac = target.ac
     touch = attack.kind == "touch" or attack.spec.splash is not None
     if attack.spec.firearm and attack.range_increment_ft is not None:
         touch = dist <= attack.range_increment_ft
     ac = base_ac.touch if touch else base_ac.total
-    if target.running and "run" not in target.static.profile.features:
+    if target.running and "run" not in target.features:
         ac -= max(0, base_ac.total - base_ac.flat_footed)
     ac += obs.target_cover_from(cell, target.id, attack)
     if target.charging:
@@ -231,7 +232,7 @@ def option_figures(obs: Observation, option: Option) -> Figures:
         hit=tuple(chances),
         damage=min(expected, float(target.hp + 1)),
         target_hp=target.hp,
-        target_hp_max=target.static.profile.spec.hp_max,
+        target_hp_max=target.hp_max,
         provokes=tuple(provokes),
     )
 

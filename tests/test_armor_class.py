@@ -299,8 +299,11 @@ def test_a_creature_breakdown_gives_its_stated_ac(path: Path):
 
 
 def test_the_observation_shows_the_three_totals_as_before():
-    from engine.observation import ProfileView
+    from engine.snapshot import ProfileView, build_views
+    from engine.state import CombatantState
 
     profile = load_combatant(REPO / "data" / "monsters" / "goblin.json")
-    view = ProfileView("goblin", "players", profile)
+    goblin = CombatantState("goblin", "players", profile, 0, 0, profile.spec.hp_max)
+    (view,) = build_views({"goblin": ProfileView("goblin", "players", profile)}, 8, [goblin])
     assert view.to_dict()["ac"] == {"total": 16, "touch": 13, "flat_footed": 14}
+    assert (view.ac.total, view.ac.touch, view.ac.flat_footed) == (16, 13, 14)

@@ -36,7 +36,7 @@ class Recorder:
     def decide(self, obs):
         plan = self.inner.decide(obs)
         me = obs.actor
-        pct = 100 * max(me.hp, 0) / me.static.profile.spec.hp_max
+        pct = 100 * max(me.hp, 0) / me.hp_max
         self.turns.append((me.id, obs.round, pct, plan))
         legal = obs.option("withdraw") is not None
         assert obs.can_withdraw() == legal  # the cheap test agrees with the menu
