@@ -283,6 +283,12 @@ def shown_options(
     return best_first(obs, kept, [figures[o.id] for o in kept])
 
 
+def _worth(f: Figures) -> tuple[float, int]:
+    """Sort key of an option by its figures, best first: more expected damage,
+    then fewer attacks of opportunity risked."""
+    return -round(f.damage, 9), len(f.provokes)
+
+
 def best_first(
     obs: Observation, options: tuple[Any, ...], figures: list[Figures] | None = None
 ) -> tuple[Any, ...]:
@@ -297,7 +303,7 @@ def best_first(
         figures = [option_figures(obs, o) for o in options]
     ranked = sorted(
         (i for i, f in enumerate(figures) if f.target is not None),
-        key=lambda i: (-round(figures[i].damage, 9), len(figures[i].provokes), i),
+        key=lambda i: (*_worth(figures[i]), i),
     )
     rest = [i for i, f in enumerate(figures) if f.target is None]
     return tuple(options[i] for i in (*ranked, *rest))
@@ -429,9 +435,11 @@ class LLMPolicy:
         error: str | None = None,
         options: tuple[Any, ...] | None = None,
         rate: Any = None,
+        figures: list[Figures] | None = None,
     ) -> tuple[ChatMessage, ...]:
         """The prompt of one decision over ``options`` (default: :meth:`options`);
-        with ``rate`` (``answer="rating"``), the question that rates that option."""
+        with ``rate`` (``answer="rating"``), the question that rates that option.
+        ``figures``: the options' figures, in their order, when the caller has them."""
         if options is None:
             options = self.options(obs)
         me = obs.actor
@@ -473,6 +481,8 @@ class LLMPolicy:
             }
 
         keys = answer_keys(options, self.answer)
+        if figures is None:
+            figures = [option_figures(obs, o) for o in options]
         user = self._env.get_template("tactics/turn.j2").render(
             round=obs.round,
             me={**profile, "hp": me.hp, "pos": me.pos},
@@ -482,8 +492,8 @@ class LLMPolicy:
             # the model sees the options by number (one or two tokens to write);
             # the transcript keeps the menu's own stable ids
             options=[
-                {"id": i, "label": o.label, "figures": option_figures(obs, o).text()}
-                for i, o in zip(keys, options, strict=True)
+                {"id": i, "label": o.label, "figures": f.text()}
+                for i, o, f in zip(keys, options, figures, strict=True)
             ],
             answer=self.answer,
             rate=next((k for k, o in zip(keys, options, strict=True) if o is rate), None),
@@ -555,12 +565,13 @@ class LLMPolicy:
         option is played without asking."""
         if len(options) == 1:
             return options[0], None
+        figures = [option_figures(obs, o) for o in options]
         ratings: list[int] = []
         for option in options:
 
             def request(error: str | None, option: Any = option) -> ChatRequest:
                 return ChatRequest(
-                    self.messages(obs, error, options, rate=option),
+                    self.messages(obs, error, options, rate=option, figures=figures),
                     rating_schema(),
                     self.max_tokens,
                     0.0,
@@ -573,15 +584,9 @@ class LLMPolicy:
             if isinstance(got, str):
                 return got
             ratings.append(got[0])
-        figures = [option_figures(obs, o) for o in options]
         best = min(
             range(len(options)),
-            key=lambda i: (
-                -ratings[i],
-                -round(figures[i].damage, 9),
-                len(figures[i].provokes),
-                options[i].id,
-            ),
+            key=lambda i: (-ratings[i], *_worth(figures[i]), options[i].id),
         )
         others = ", ".join(str(r) for i, r in enumerate(ratings) if i != best)
         return options[best], f"note {ratings[best]}/9 (autres : {others})"
