@@ -62,11 +62,17 @@ def _ngrams(text, n=3):
     return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def test_prompt_examples_share_no_text_with_the_devset():
-    """No example of a question repeats a devset text, nor three words in a row of one."""
+def prompt_examples():
+    """The example orders of every strategy question (``Order: "…"`` in the prompts)."""
     examples = []
     for path in sorted((ROOT / "prompts/strategy").glob("*.j2")):
         examples += re.findall(r'^Order: "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
+    return examples
+
+
+def test_prompt_examples_share_no_text_with_the_devset():
+    """No example of a question repeats a devset text, nor three words in a row of one."""
+    examples = prompt_examples()
     assert len(examples) >= 2 * len(ASPECTS)
     devset = set().union(*(_ngrams(item["text"]) for item in DEVSET))
     for example in examples:

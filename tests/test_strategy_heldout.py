@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_strategy_devset import DEVSET, _ngrams, check_pre_pass, check_recorded
+from test_strategy_devset import (
+    DEVSET,
+    _ngrams,
+    check_pre_pass,
+    check_recorded,
+    prompt_examples,
+)
 
 from policies.strategy import StrategySpec
 
@@ -51,10 +57,7 @@ def test_heldout_has_fifteen_french_and_english_texts_with_their_expectations():
 
 def test_heldout_shares_no_text_with_the_prompts_nor_the_devset():
     """No three words in a row with a prompt example, no five with a dev set text."""
-    examples = []
-    for path in sorted((ROOT / "prompts/strategy").glob("*.j2")):
-        examples += re.findall(r'^Order: "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
-    prompts = set().union(*(_ngrams(e) for e in examples))
+    prompts = set().union(*(_ngrams(e) for e in prompt_examples()))
     devset = set().union(*(_ngrams(item["text"], 5) for item in DEVSET))
     for item in HELDOUT:
         assert not _ngrams(item["text"]) & prompts, item["text"]
@@ -87,10 +90,7 @@ def test_second_heldout_set_has_its_expectations_and_shares_no_text_with_the_oth
         assert set(item) <= {"text", "fields", "not_understood", "behaviour", "refused", "side"}
         assert item.get("fields") or item.get("refused")
         StrategySpec.model_validate(item.get("fields", {}))
-    examples = []
-    for path in sorted((ROOT / "prompts/strategy").glob("*.j2")):
-        examples += re.findall(r'^Order: "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
-    prompts = set().union(*(_ngrams(e) for e in examples))
+    prompts = set().union(*(_ngrams(e) for e in prompt_examples()))
     others = set().union(*(_ngrams(item["text"], 5) for item in [*DEVSET, *HELDOUT]))
     for text in texts:
         assert not _ngrams(text) & prompts, text
