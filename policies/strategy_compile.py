@@ -116,10 +116,12 @@ def check_tactical(text: str) -> None:
     if not text.strip():
         raise StrategyCompileError("texte de stratégie vide")
     if _TACTICAL.search(_plain(text)) is None:
+        shown = clean_text(" ".join(text.split()))
+        shown = shown if len(shown) <= 120 else shown[:119] + "…"
         raise StrategyCompileError(
             "ce texte n'est pas une stratégie de combat : aucun mot de combat reconnu (viser, "
             "attaquer, tirer, ennemi, charger, reculer, distance, points de vie…) ; décrivez "
-            "comment votre camp doit se battre"
+            f"comment votre camp doit se battre (non compris : « {shown} »)"
         )
 
 
@@ -385,6 +387,12 @@ UNSUPPORTED = _rx(
     r"soign\w* (?:nos|vos|les|notre|votre)",
     r"heal (?:our|your|the)",
 )
+#: the words of a condition (« quand », « jusqu'à », « if », « below »…): left in a
+#: fragment once the conditions code reads were consumed, a condition it did not read
+_CONDITION = _rx(r"quand", r"lorsqu\w*", r"si", r"s il", r"s ils", r"des que", r"une fois",
+                 r"tant qu\w*", r"jusqu\w*", r"sous", r"en dessous", r"moins de", r"apres",
+                 r"avant", r"when", r"if", r"once", r"until", r"till", r"as soon as",
+                 r"while", r"after", r"before", r"below", r"under", r"unless", r"sauf")  # fmt: skip
 #: a fragment that opens with one of these is a subordinate clause: it joins the next one
 _SUBORDINATE = re.compile(
     r"^(?:quand|lorsqu\w*|si|s il|s ils|des que|une fois|tant qu\w*|jusqu\w*|apres|avant"
@@ -867,6 +875,17 @@ def spot(text: str, roster: Roster | None = None) -> list[Fragment]:
             and _BARE_ATTACK.match(" ".join(p.split()))
         ):
             stances = ["fight"]  # « puis attaquez »: the verb alone, back to fighting
+        if (
+            set(stances) - {"fight"}
+            and not (when or until)
+            and (m := _CONDITION.search(p)) is not None
+        ):
+            # total defense or a withdraw replaces the whole turn: played at all
+            # times for want of its condition (« … jusqu'au corps à corps », « if
+            # half … ») it would be another order; the fragment is reported instead
+            f.notes.append(f"« {m.group()} » : condition non lue, consigne non appliquée")
+            f.ask.clear()
+            stances = []
         if stances:
             f.ask["stance"] = stances
     # « X until C, then Y »: Y is the phase that begins with C (the reset of X's fields)

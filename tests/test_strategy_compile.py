@@ -332,6 +332,33 @@ def test_the_model_is_asked_about_the_main_clause_when_code_read_the_condition()
     assert f.order == f.text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Protégez-vous totalement jusqu'au corps à corps.",
+        "If half our side is down, everyone withdraws.",
+        "Défendez-vous totalement lorsque la lune se lève.",
+    ],
+)
+def test_a_total_defense_or_a_withdraw_under_an_unread_condition_is_reported_not_asked(text):
+    """Played at all times, the stance would be another order: the fragment is
+    reported with the condition's word, and nothing of it is asked."""
+    (f,) = [g for g in spot(text) if g.notes]
+    assert f.ask == {} and "condition non lue" in f.notes[0]
+    with pytest.raises(StrategyCompileError, match="condition non lue"):
+        compile_text(text, ByAspect())
+
+
+def test_a_read_condition_or_a_plain_fight_keeps_its_stance_question():
+    assert spot("Défense totale tant qu'ils ne sont pas au contact.")[0].ask == {
+        "stance": ["total_defense"]
+    }
+    assert "stance" in spot("Fight from behind cover whenever possible.")[0].ask
+    assert spot("Quand la moitié du groupe est tombée, repliez-vous.")[0].ask == {
+        "stance": ["withdraw"]
+    }
+
+
 def test_more_words_of_the_aspects():
     check_tactical("Go for the bugbear before anyone else.")  # raises on a refusal
     assert spot("Our leader holds his ground.")[0].ask == {"positioning": ["hold"]}
@@ -511,9 +538,10 @@ def test_an_invalid_answer_is_retried_with_the_error():
 )
 def test_a_text_without_a_word_of_combat_is_refused_before_any_model_call(text):
     model = ByAspect()  # no answer: a model call would fail the test
-    with pytest.raises(StrategyCompileError, match="aucun mot de combat reconnu"):
+    with pytest.raises(StrategyCompileError, match="aucun mot de combat reconnu") as err:
         compile_strategy(text, model)
     assert model.requests == []
+    assert f"(non compris : « {text} »)" in str(err.value)  # the text is named
 
 
 @pytest.mark.parametrize(

@@ -107,17 +107,13 @@ HELDOUT2_MISSES: dict[str, str] = {
     "Pas de charge, jamais.": "le 1,5 B ne lit pas « pas de charge » comme « jamais »",
     "Go around them so that nobody gets a swing at you.": "refusé : aucun mot reconnu",
     "Ne bougez pas d'ici, attendez qu'ils viennent.": "refusé : aucun mot de combat reconnu",
-    "Protégez-vous totalement jusqu'au corps à corps.": (
-        "« jusqu'au corps à corps » non lu : défense totale tout le combat, et « corps à "
-        "corps » lu comme engagement au contact (substitution silencieuse)"
-    ),
-    "If half our side is down, everyone withdraws.": (
-        "« half our side is down » non lu : retraite à chaque tour (substitution silencieuse)"
-    ),
+    # measured as silent substitutions (total defense all fight plus a melee engagement;
+    # a withdraw every turn); now refused, the unread condition named
+    "Protégez-vous totalement jusqu'au corps à corps.": "refusé : « jusqu'au » non lu",
+    "If half our side is down, everyone withdraws.": "refusé : « if » (half our side) non lu",
     "Go fully defensive when you're below 40 percent health.": "refusé : aucun mot reconnu",
     "Frappez d'abord le plus amoché d'entre eux.": "refusé : « amoché » inconnu",
     "Aim for whoever hits hardest.": "refusé : « hits hardest » inconnu",
-    "Capture the kobold alive.": "refusé sans nommer « capture »",
 }
 #: right by the bench (every field, nothing unasked), but with a fragment reported
 #: « non compris » that was understood: counted as misses here
@@ -144,12 +140,22 @@ HELDOUT2_FAULTS = HELDOUT2_MISSES | HELDOUT2_SPURIOUS
 )
 def test_recorded_compilations_of_the_second_heldout_set(item):
     """The one measurement of the second held-out set, replayed: 20 texts right out of
-    31 by the bench, 16 with no spurious report; the others fail as they did."""
+    31 by the bench, 16 with no spurious report; the others fail as they did, but for
+    those fixed since (:data:`HELDOUT2_FIXED`), which pass."""
     check_recorded(item, CASSETTE2, {})
 
 
+#: fixed after the one measurement (no longer held-out figures): refused without
+#: naming « capture » when measured
+HELDOUT2_FIXED = ("Capture the kobold alive.",)
+
+
 def test_the_second_heldout_score_is_the_measured_one():
-    assert len(HELDOUT2) - len(HELDOUT2_MISSES) == 20 and len(HELDOUT2) == 31
-    assert len(HELDOUT2) - len(HELDOUT2_FAULTS) == 16
+    """The one measurement: 20 right out of 31 by the bench, 16 with no spurious report;
+    the texts fixed since then are counted as the misses they were."""
+    assert len(HELDOUT2) - len(HELDOUT2_MISSES) - len(HELDOUT2_FIXED) == 20
+    assert len(HELDOUT2) == 31
+    assert len(HELDOUT2) - len(HELDOUT2_FAULTS) - len(HELDOUT2_FIXED) == 16
+    assert not set(HELDOUT2_FIXED) & set(HELDOUT2_FAULTS)
     assert set(HELDOUT2_FAULTS) <= {i["text"] for i in HELDOUT2}
     assert not set(HELDOUT2_MISSES) & set(HELDOUT2_SPURIOUS)
