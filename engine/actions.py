@@ -355,6 +355,18 @@ class ActionResult:
         return {"kind": self.kind, "ok": self.ok, "reason": self.reason}
 
 
+@functools.cache
+def succeeded(kind: str, reason: Reason | None = None) -> ActionResult:
+    """The result of a successful action of ``kind``: one shared immutable value
+    per kind (a frozen dataclass costs a microsecond to build, and every action
+    of every turn answers one).
+
+    >>> succeeded("move") is succeeded("move"), succeeded("move")
+    (True, ActionResult(kind='move', ok=True, reason=None))
+    """
+    return ActionResult(kind, True, reason)
+
+
 @dataclass(frozen=True, slots=True)
 class TurnPlan:
     """A policy's answer: ordered actions plus an optional rationale."""

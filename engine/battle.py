@@ -28,6 +28,7 @@ from engine.actions import (
     Reason,
     Slot,
     TurnPlan,
+    succeeded,
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
@@ -352,7 +353,7 @@ class Battle:
         self._delay_target = plan.target_id
         where = f"avant {plan.target_id}" if plan.target_id else "en fin de round"
         self.fight.note(actor, f"retarde son tour ({where})")
-        return ActionResult("delay", True, Reason.DELAYED)
+        return succeeded("delay", Reason.DELAYED)
 
     def dispatch(
         self, actor: CombatantState, action: Action, *, first: bool = True
@@ -369,7 +370,7 @@ class Battle:
             return ActionResult(action.kind, False, Reason.PRONE)
         fight = self.fight
         plan: Any = row.verify(fight.gmap, fight, actor, action)
-        if isinstance(plan, Reason):
+        if type(plan) is Reason:  # (isinstance is slower on an enum class)
             if row.refused is not None:
                 row.refused(fight, actor)
             return ActionResult(action.kind, False, plan)

@@ -28,6 +28,7 @@ from engine.actions import (
     RunAction,
     StandUpAction,
     WithdrawAction,
+    succeeded,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import resolve_swing
@@ -133,7 +134,7 @@ def enemy_on(fight: FightState, actor: CombatantState, cell: Cell) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MovePlan:
     """What an accepted move walks (possibly nothing), tumbling or not."""
 
@@ -198,7 +199,7 @@ def do_move(fight: FightState, actor: CombatantState, plan: MovePlan) -> ActionR
         walk(fight, actor, plan.path.cells, "déplacement acrobatique", tumble=Tumble())
     else:
         walk(fight, actor, plan.path.cells, "déplacement")
-    return ActionResult("move", True)
+    return succeeded("move")
 
 
 def verify_step(
@@ -234,7 +235,7 @@ def verify_step(
 def do_step(fight: FightState, actor: CombatantState, dest: Cell) -> ActionResult:
     """Step to :func:`verify_step`'s square (it provokes nothing)."""
     walk(fight, actor, (dest,), "pas de placement", provokes=False)
-    return ActionResult("5foot_step", True)
+    return succeeded("5foot_step")
 
 
 def nearest_enemy(gmap: GameMap, s: Situation[C], actor: C) -> C | None:
@@ -260,7 +261,7 @@ def distance(gmap: GameMap, a: Mover, b: Mover) -> int:
     return max(dr, dc) + min(dr, dc) // 2
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChargePlan:
     """What an accepted charge does: walk ``path``, then attack ``target_id``
     with ``attack`` at +2."""
@@ -317,11 +318,11 @@ def do_charge(fight: FightState, actor: CombatantState, plan: ChargePlan) -> Act
     target = fight.by_id[plan.target_id]
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, plan.path.cells, "charge"):
-        return ActionResult("charge", True)  # fell to an attack of opportunity
+        return succeeded("charge")  # fell to an attack of opportunity
     actor.charging = True
     if target.active:
         resolve_swing(fight, actor, target, plan.attack, charge=True)
-    return ActionResult("charge", True)
+    return succeeded("charge")
 
 
 def verify_run(gmap: GameMap, s: Situation[C], actor: C, action: RunAction) -> Path | Reason:
@@ -371,7 +372,7 @@ def do_run(fight: FightState, actor: CombatantState, path: Path) -> ActionResult
     actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
     reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "course")
-    return ActionResult("run", True)
+    return succeeded("run")
 
 
 def verify_withdraw(
@@ -400,7 +401,7 @@ def do_withdraw(fight: FightState, actor: CombatantState, path: Path) -> ActionR
     """Walk :func:`verify_withdraw`'s path; its starting square is not
     threatened (SRD « Withdraw »)."""
     walk(fight, actor, path.cells, "retraite", safe_start=True)
-    return ActionResult("withdraw", True)
+    return succeeded("withdraw")
 
 
 def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneAction) -> ActionResult:
@@ -409,7 +410,7 @@ def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneActio
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
     actor.prone = True
     fight.note(actor, "se jette à terre")
-    return ActionResult("drop_prone", True)
+    return succeeded("drop_prone")
 
 
 def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -> ActionResult:
@@ -422,4 +423,4 @@ def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -
     if actor.active:
         actor.prone = False
         fight.note(actor, "se relève")
-    return ActionResult("stand_up", True)
+    return succeeded("stand_up")

@@ -47,6 +47,7 @@ from engine.actions import (
     ReadyAction,
     ReadyTrigger,
     Reason,
+    succeeded,
 )
 from engine.aoo import provoke
 from engine.attack import attack_modifiers, engaged_friend, resolve_swing
@@ -79,7 +80,7 @@ TRIGGER_LABEL = {
 
 
 # -- ready ----------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReadyPlan:
     """What an accepted ready holds: one attack until ``trigger``, on
     ``target_id`` (``None``: the creature that sets it off)."""
@@ -117,7 +118,7 @@ def do_ready(fight: FightState, actor: CombatantState, plan: ReadyPlan) -> Actio
         fight.readiers.append(actor)
     on = f" sur {plan.target_id}" if plan.target_id else ""
     fight.note(actor, f"prépare une attaque{on} (si {TRIGGER_LABEL[plan.trigger]})")
-    return ActionResult("ready", True, Reason.READY)
+    return succeeded("ready", Reason.READY)
 
 
 def turn_starts(fight: FightState, actor: CombatantState) -> None:
@@ -287,11 +288,11 @@ def do_immediate(fight: FightState, actor: CombatantState, plan: ImmediateAction
     actor.swift_used_this_turn = True
     fight.readiness_used = True
     fight.note(actor, "action immédiate")
-    return ActionResult("immediate", True)
+    return succeeded("immediate")
 
 
 # -- aid another --------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AidPlan:
     """What an accepted aid another will do: roll with ``weapon`` against AC 10
     to aid ``ally_id`` against ``opponent_id`` (``mode``: its attack or its AC)."""
@@ -361,7 +362,7 @@ def do_aid(fight: FightState, actor: CombatantState, plan: AidPlan) -> ActionRes
         ally.aids.append(Aid(actor.id, opponent.id, plan.mode, AID_BONUS))
         text += f" : +{AID_BONUS} en {what}"
     fight.note(actor, text, rec)
-    return ActionResult("aid_another", True)
+    return succeeded("aid_another")
 
 
 def expire_aids(fight: FightState, aider: CombatantState) -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from engine.actions import ActionResult, HideAction, Reason
+from engine.actions import ActionResult, HideAction, Reason, succeeded
 from engine.attack import MISS_CHANCE
 from engine.checks import Modifier, RollRecord
 from engine.fight import C, FightState, Mover, Situation
@@ -134,7 +134,7 @@ def do_hide(
         if seeing:
             fight.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
     actor.hidden_from = {e.id for e in unseeing if not _perception(fight, e, actor, stealth)}
-    return ActionResult("hide", True)
+    return succeeded("hide")
 
 
 def reveal(fight: FightState, actor: CombatantState, why: str) -> None:

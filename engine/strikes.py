@@ -22,6 +22,7 @@ from engine.actions import (
     FullAttackAction,
     Reason,
     TotalDefenseAction,
+    succeeded,
 )
 from engine.aoo import provoke, threat_possible
 from engine.attack import (
@@ -39,7 +40,7 @@ from engine.state import CombatantState
 from engine.weapons import after_swing
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AttackPlan:
     """What an accepted attack or full attack does: the swings, in order, of
     each weapon with its iterative penalty, against ``target_id``."""
@@ -122,7 +123,7 @@ def do_attack(fight: FightState, actor: CombatantState, plan: AttackPlan) -> Act
                 and (spec.firearm or spec.splash is not None)
             ):
                 after_swing(fight, actor, target, weapon, swing)
-    return ActionResult(plan.kind, True)
+    return succeeded(plan.kind)
 
 
 def do_total_defense(
@@ -131,7 +132,7 @@ def do_total_defense(
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
     actor.defense_ac_bonus = TOTAL_DEFENSE_AC
     fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
-    return ActionResult("total_defense", True)
+    return succeeded("total_defense")
 
 
 def do_fight_defensively(
@@ -145,4 +146,4 @@ def do_fight_defensively(
         f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
         f"+{FIGHT_DEFENSIVELY_AC} CA)",
     )
-    return ActionResult("fight_defensively", True)
+    return succeeded("fight_defensively")

@@ -68,6 +68,7 @@ from engine.actions import (
     TotalDefenseAction,
     WaitAction,
     WithdrawAction,
+    succeeded,
 )
 from engine.fight import C, FightState, Situation
 from engine.maps import GameMap
@@ -145,7 +146,7 @@ def verify_delay(
 
 def do_wait(fight: FightState, actor: CombatantState, plan: WaitAction) -> ActionResult:
     """Do nothing (always succeeds)."""
-    return ActionResult("wait", True)
+    return succeeded("wait")
 
 
 STANDARD, MOVE, SWIFT, FULL_ROUND, FREE = (

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from engine.actions import ActionResult, Reason, RepairWeaponAction
+from engine.actions import ActionResult, Reason, RepairWeaponAction, succeeded
 from engine.attack import Swing, resist_energy
 from engine.creatures import AttackProfile
 from engine.fight import C, FightState, Situation
@@ -100,7 +100,7 @@ def do_repair(fight: FightState, actor: CombatantState, weapon: AttackProfile) -
     """Clear :func:`verify_repair`'s broken weapon (a move action)."""
     actor.weapon_broken = actor.weapon_broken - {weapon.id}
     fight.note(actor, f"répare {weapon.name}")
-    return ActionResult("repair_weapon", True)
+    return succeeded("repair_weapon")
 
 
 # -- splash weapons -----------------------------------------------------------
