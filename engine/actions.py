@@ -1,7 +1,9 @@
 """The Action contract (policy → engine) and the ActionResult vocabulary.
 
 An :data:`Action` is one of a closed set of frozen dataclasses discriminated by
-``kind``; each carries only its own fields. A policy answers a turn with an
+``kind``; each carries only its own fields. Each kind is written once, in its
+class; its slot in the budget and the rule that resolves it are its row of
+:data:`engine.table.ACTIONS`. A policy answers a turn with an
 ordered sequence of actions (a :class:`TurnPlan`). The engine checks the action
 budget for every policy alike (:mod:`engine.economy`) and answers each action
 with an :class:`ActionResult` whose ``reason`` comes from :data:`REASONS`.
@@ -285,39 +287,6 @@ Action = (
     | ImmediateAction
 )
 
-ActionKind = Literal[
-    "attack",
-    "full_attack",
-    "move",
-    "5foot_step",
-    "charge",
-    "withdraw",
-    "run",
-    "hide",
-    "maneuver",
-    "cast_spell",
-    "channel_energy",
-    "hex",
-    "deed",
-    "inspire_courage",
-    "spell_combat",
-    "delay",
-    "ready",
-    "total_defense",
-    "fight_defensively",
-    "aid_another",
-    "stand_up",
-    "drop_prone",
-    "retrieve_weapon",
-    "repair_weapon",
-    "activate_power_attack",
-    "swift",
-    "free",
-    "full_round",
-    "wait",
-    "immediate",
-]
-
 
 class Slot(StrEnum):
     """Where an action sits in the turn's budget (CRB « Actions in Combat »)."""
@@ -327,72 +296,6 @@ class Slot(StrEnum):
     SWIFT = "swift"
     FULL_ROUND = "full_round"
     FREE = "free"
-
-
-#: Budget slot of every action kind (inventory §3.10). ``cast_spell`` depends on
-#: the spell's casting time; standard until spells exist. ``hide`` is a move
-#: action (SRD Stealth) and ``fight_defensively`` a free mode declaration for the
-#: attacks that follow (the seed's X4 table); see docs/rules.md.
-SLOT_OF_KIND: dict[str, Slot] = {
-    "attack": Slot.STANDARD,
-    "maneuver": Slot.STANDARD,
-    "channel_energy": Slot.STANDARD,
-    "hex": Slot.STANDARD,
-    "delay": Slot.STANDARD,
-    "ready": Slot.STANDARD,
-    "total_defense": Slot.STANDARD,
-    "aid_another": Slot.STANDARD,
-    "cast_spell": Slot.STANDARD,
-    "move": Slot.MOVE,
-    "stand_up": Slot.MOVE,
-    "retrieve_weapon": Slot.MOVE,
-    "repair_weapon": Slot.MOVE,
-    "hide": Slot.MOVE,
-    "swift": Slot.SWIFT,
-    "deed": Slot.SWIFT,
-    "inspire_courage": Slot.SWIFT,
-    "full_attack": Slot.FULL_ROUND,
-    "charge": Slot.FULL_ROUND,
-    "withdraw": Slot.FULL_ROUND,
-    "full_round": Slot.FULL_ROUND,
-    "spell_combat": Slot.FULL_ROUND,
-    "run": Slot.FULL_ROUND,
-    "wait": Slot.FREE,
-    "free": Slot.FREE,
-    "immediate": Slot.FREE,
-    "5foot_step": Slot.FREE,
-    "drop_prone": Slot.FREE,
-    "activate_power_attack": Slot.FREE,
-    "fight_defensively": Slot.FREE,
-}
-
-#: Kinds that move the actor; at most one of them per turn when a 5-foot step is taken.
-MOVEMENT_KINDS = frozenset({"move", "5foot_step", "charge", "withdraw", "run"})
-
-#: Kinds the engine resolves today. Every other kind is classified in the budget
-#: and answered with ``unsupported_kind``.
-IMPLEMENTED_KINDS = frozenset(
-    {
-        "attack",
-        "full_attack",
-        "move",
-        "5foot_step",
-        "charge",
-        "withdraw",
-        "wait",
-        "total_defense",
-        "fight_defensively",
-        "stand_up",
-        "drop_prone",
-        "run",
-        "delay",
-        "ready",
-        "aid_another",
-        "immediate",
-        "repair_weapon",
-        "hide",
-    }
-)
 
 
 class Reason(StrEnum):
@@ -450,6 +353,18 @@ class ActionResult:
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "ok": self.ok, "reason": self.reason}
+
+
+@functools.cache
+def succeeded(kind: str, reason: Reason | None = None) -> ActionResult:
+    """The result of a successful action of ``kind``: one shared immutable value
+    per kind (a frozen dataclass costs a microsecond to build, and every action
+    of every turn answers one).
+
+    >>> succeeded("move") is succeeded("move"), succeeded("move")
+    (True, ActionResult(kind='move', ok=True, reason=None))
+    """
+    return ActionResult(kind, True, reason)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,59 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine import readiness
 from engine.actions import (
-    IMPLEMENTED_KINDS,
-    MOVEMENT_KINDS,
-    SLOT_OF_KIND,
     Action,
     ActionResult,
-    AidAnotherAction,
     AttackAction,
-    ChargeAction,
     DelayAction,
-    DropProneAction,
-    FightDefensivelyAction,
-    FiveFootStepAction,
     FullAttackAction,
-    HideAction,
-    ImmediateAction,
-    MoveAction,
-    ReadyAction,
     Reason,
-    RepairWeaponAction,
-    RunAction,
     Slot,
-    StandUpAction,
-    TotalDefenseAction,
     TurnPlan,
-    WithdrawAction,
+    succeeded,
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
 from engine.fight import FightState, LogEntry, ReactionEvent
-from engine.life import lose_hp, stabilization_check
+from engine.life import dying_turn, lose_hp
 from engine.maps import GameMap
-from engine.moves import (
-    do_charge,
-    do_drop_prone,
-    do_move,
-    do_run,
-    do_stand_up,
-    do_step,
-    do_withdraw,
-)
 from engine.observation import Observation
 from engine.options import legal_options
 from engine.packs import D20_PLAIN
 from engine.rng import Rng
 from engine.snapshot import ProfileView, build_views, fill_readiness
 from engine.state import CombatantState
-from engine.stealth import hide
-from engine.strikes import do_attack, do_fight_defensively, do_total_defense
-from engine.weapons import repair_weapon
+from engine.table import ACTIONS
 
 
 class Policy(Protocol):
@@ -208,7 +181,7 @@ class Battle:
                 continue
             if actor.hp < 0:
                 if not actor.stable and not surprise:
-                    self._dying_turn(actor)
+                    dying_turn(fight, actor)
                 continue
             if not actor.active:  # unconscious from nonlethal damage
                 continue
@@ -272,19 +245,6 @@ class Battle:
             tuple(self.combatants),
             tuple(fight.log) if fight.log is not None else None,
         )
-
-    def _dying_turn(self, actor: CombatantState) -> None:
-        fight = self.fight
-        rec = stabilization_check(fight.rng, actor)
-        if fight.log is not None:
-            text = f"stabilisation {rec.explain('DD')}"
-            if rec.success:
-                text += " : stable"
-            elif actor.dead:
-                text += " : meurt"
-            else:
-                text += f" : perd 1 pv ({actor.hp} pv)"
-            fight.note(actor, text, rec)
 
     # -- observation ------------------------------------------------------------
     def observe(self, actor: CombatantState) -> Observation:
@@ -361,22 +321,17 @@ class Battle:
                 out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
                 continue
             was_disabled = actor.disabled
-            if isinstance(action, DelayAction):
-                result = self._do_delay(actor, action, first=not out)
-                delayed = result.ok
-                out.append(result)
-                if not result.ok and fight.log is not None:
-                    fight.note(actor, f"action sans effet : delay ({result.reason})")
-                continue
-            result = self.dispatch(actor, action)
+            result = self.dispatch(actor, action, first=not out)
             out.append(result)
             if not result.ok and fight.log is not None:
                 fight.note(actor, f"action sans effet : {action.kind} ({result.reason})")
-            if (
+            if action.kind == "delay":
+                delayed = result.ok
+            elif (
                 result.ok
                 and was_disabled
                 and actor.hp == 0
-                and (SLOT_OF_KIND[action.kind] is Slot.STANDARD or action.kind == "withdraw")
+                and ACTIONS[action.kind].one_action_slot is Slot.STANDARD
             ):
                 lose_hp(actor, 1)
                 if fight.log is not None:
@@ -388,53 +343,37 @@ class Battle:
             actor.immediate_used = False
         return delayed
 
-    def _do_delay(self, actor: CombatantState, action: DelayAction, *, first: bool) -> ActionResult:
+    def _do_delay(self, actor: CombatantState, plan: DelayAction, *, first: bool) -> ActionResult:
         """SRD « Delay »: act later this round — before ``target_id`` if it has not
-        acted yet, else at the end. Only as the first action of a turn; once per
-        round."""
-        if actor.delayed:
-            return ActionResult("delay", False, Reason.ALREADY_DELAYED)
+        acted yet, else at the end. Once per round (:func:`engine.table.verify_delay`),
+        and only as the first action of a turn."""
         if not first:
             return ActionResult("delay", False, Reason.DOWNGRADED_ACTION_ECONOMY)
         actor.delayed = True
-        self._delay_target = action.target_id
-        where = f"avant {action.target_id}" if action.target_id else "en fin de round"
+        self._delay_target = plan.target_id
+        where = f"avant {plan.target_id}" if plan.target_id else "en fin de round"
         self.fight.note(actor, f"retarde son tour ({where})")
-        return ActionResult("delay", True, Reason.DELAYED)
+        return succeeded("delay", Reason.DELAYED)
 
-    def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
-        if action.kind not in IMPLEMENTED_KINDS:
+    def dispatch(
+        self, actor: CombatantState, action: Action, *, first: bool = True
+    ) -> ActionResult:
+        """Resolve one action of ``actor`` through its row of :data:`engine.table.ACTIONS`:
+        ``verify`` it on the fight, then ``do`` its plan. A kind without a rule is
+        ``unsupported_kind``; a prone creature does not move (``prone``: crawling is
+        not modelled). ``first``: no other action of the turn came before (a delay
+        needs it)."""
+        row = ACTIONS.get(action.kind)
+        if row is None or row.verify is None:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
-        if actor.prone and action.kind in MOVEMENT_KINDS:
+        if row.moves and actor.prone:
             return ActionResult(action.kind, False, Reason.PRONE)
-        if isinstance(action, (AttackAction, FullAttackAction)):
-            return do_attack(self.fight, actor, action)
-        if isinstance(action, MoveAction):
-            return do_move(self.fight, actor, action)
-        if isinstance(action, FiveFootStepAction):
-            return do_step(self.fight, actor, action)
-        if isinstance(action, ChargeAction):
-            return do_charge(self.fight, actor, action)
-        if isinstance(action, WithdrawAction):
-            return do_withdraw(self.fight, actor)
-        if isinstance(action, RunAction):
-            return do_run(self.fight, actor, action)
-        if isinstance(action, ReadyAction):
-            return readiness.do_ready(self.fight, actor, action)
-        if isinstance(action, AidAnotherAction):
-            return readiness.do_aid(self.fight, actor, action)
-        if isinstance(action, ImmediateAction):
-            return readiness.do_immediate(self.fight, actor)
-        if isinstance(action, HideAction):
-            return hide(self.fight, actor)
-        if isinstance(action, DropProneAction):
-            return do_drop_prone(self.fight, actor)
-        if isinstance(action, StandUpAction):
-            return do_stand_up(self.fight, actor)
-        if isinstance(action, TotalDefenseAction):
-            return do_total_defense(self.fight, actor)
-        if isinstance(action, RepairWeaponAction):
-            return repair_weapon(self.fight, actor, action)
-        if isinstance(action, FightDefensivelyAction):
-            return do_fight_defensively(self.fight, actor)
-        return ActionResult(action.kind, True)  # wait
+        fight = self.fight
+        plan: Any = row.verify(fight.gmap, fight, actor, action)
+        if type(plan) is Reason:  # (isinstance is slower on an enum class)
+            if row.refused is not None:
+                row.refused(fight, actor)
+            return ActionResult(action.kind, False, plan)
+        if row.do is None:  # a delay re-orders this round, which the loop owns
+            return self._do_delay(actor, plan, first=first)
+        return row.do(fight, actor, plan)

@@ -26,14 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.actions import (
-    MOVEMENT_KINDS,
-    SLOT_OF_KIND,
-    Action,
-    ActionResult,
-    Reason,
-    Slot,
-)
+from engine.actions import Action, ActionResult, Reason, Slot
+from engine.table import ACTIONS
+
+#: the slots as module constants (an enum attribute is slower to read in the loop)
+_STANDARD, _MOVE, _SWIFT, _FULL_ROUND = Slot.STANDARD, Slot.MOVE, Slot.SWIFT, Slot.FULL_ROUND
 
 
 def filter_plan(
@@ -74,27 +71,27 @@ def filter_plan(
 
     for action in actions:
         kind = action.kind
-        slot = SLOT_OF_KIND[kind]
-        if kind == "immediate":
-            slot = Slot.SWIFT  # SRD « Immediate Actions »: counts as the turn's swift action
-        if staggered and kind == "withdraw":
-            slot = Slot.STANDARD  # restricted withdraw (SRD): a standard action at 1× speed
-        if staggered:
-            if slot is Slot.FULL_ROUND or (surprise and slot is Slot.SWIFT):
+        row = ACTIONS[kind]
+        moves = row.moves
+        if staggered:  # one action: its slot for that (a withdraw is a standard action)
+            slot = row.one_action_slot
+            if slot is _FULL_ROUND or (surprise and slot is _SWIFT):
                 drop(action, single_reason)
                 continue
-            if slot in (Slot.STANDARD, Slot.MOVE) and single_used:
+            if slot in (_STANDARD, _MOVE) and single_used:
                 drop(action, single_reason)
                 continue
-        if kind in MOVEMENT_KINDS and (stepped or (kind == "5foot_step" and moved)):
+        else:
+            slot = row.slot
+        if moves and (stepped or (kind == "5foot_step" and moved)):
             drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
             continue
-        if slot is Slot.STANDARD:
+        if slot is _STANDARD:
             if not standard:
                 drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
                 continue
             standard = False
-        elif slot is Slot.MOVE:
+        elif slot is _MOVE:
             if move:
                 move = False
             elif standard:
@@ -102,12 +99,12 @@ def filter_plan(
             else:
                 drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
                 continue
-        elif slot is Slot.FULL_ROUND:
+        elif slot is _FULL_ROUND:
             if not (standard and move):
                 drop(action, Reason.DOWNGRADED_ACTION_ECONOMY)
                 continue
             standard = move = False
-        elif slot is Slot.SWIFT:
+        elif slot is _SWIFT:
             if not swift:
                 drop(
                     action,
@@ -118,11 +115,11 @@ def filter_plan(
                 continue
             swift = False
             swift_by_immediate = kind == "immediate"
-        if slot in (Slot.STANDARD, Slot.MOVE):
+        if slot in (_STANDARD, _MOVE):
             single_used = True
         if kind == "5foot_step":
             stepped = True
-        elif kind in MOVEMENT_KINDS:
+        elif moves:
             moved = True
         kept.append(True)
         results.append(None)

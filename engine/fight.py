@@ -78,6 +78,20 @@ class Mover(Presence, Protocol):
     def profile(self) -> CombatantProfile: ...
     @property
     def speed_ft(self) -> int: ...
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action a turn (disabled, or nonlethal equal to hp)."""
+        ...
+
+    @property
+    def delayed(self) -> bool:
+        """It delayed its turn this round."""
+        ...
+
+    @property
+    def weapon_broken(self) -> frozenset[str]:
+        """Ids of its broken weapons."""
+        ...
 
 
 C = TypeVar("C", bound=Mover)
@@ -93,6 +107,11 @@ class Situation(Protocol[C]):
 
     @property
     def combatants(self) -> Sequence[C]: ...
+    @property
+    def round(self) -> int:
+        """The round (0: the surprise round, where each creature has one action)."""
+        ...
+
     def target(self, target_id: str | None) -> C | None:
         """The creature named ``target_id`` (``None`` when unnamed or unknown)."""
         ...
@@ -103,6 +122,10 @@ class Situation(Protocol[C]):
 
     def hostile_for(self, actor: C) -> set[Cell]:
         """Anchors ``actor`` may not enter."""
+        ...
+
+    def hostile_cells(self, actor: C) -> set[Cell]:
+        """Every square of the active enemies of ``actor``."""
         ...
 
 

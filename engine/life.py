@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
+from engine.fight import FightState
 from engine.packs import D20_STABILIZE, PF1E
 from engine.rng import Rng
 from engine.state import CombatantState
@@ -85,3 +86,17 @@ def stabilization_check(rng: Rng, target: CombatantState) -> RollRecord:
     else:
         lose_hp(target, 1)
     return record
+
+
+def dying_turn(fight: FightState, actor: CombatantState) -> None:
+    """A dying creature's turn: its stabilization check, written in the transcript."""
+    rec = stabilization_check(fight.rng, actor)
+    if fight.log is not None:
+        text = f"stabilisation {rec.explain('DD')}"
+        if rec.success:
+            text += " : stable"
+        elif actor.dead:
+            text += " : meurt"
+        else:
+            text += f" : perd 1 pv ({actor.hp} pv)"
+        fight.note(actor, text, rec)

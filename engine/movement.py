@@ -393,7 +393,7 @@ class ChargeResult:
     """Whether a charge is possible, along which line, and why not."""
 
     ok: bool
-    reason: str | None
+    reason: Reason | None
     path: Path | None = None
     attack: AttackProfile | None = None
 

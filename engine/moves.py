@@ -1,10 +1,12 @@
 """The movement actions: move (and tumble), 5-foot step, charge, run, withdraw,
 drop prone and stand up.
 
-Each ``do_x(fight, actor, action) -> ActionResult`` resolves one action of the
-turn on the :class:`engine.fight.FightState`; the paths come from the pure
-functions of :mod:`engine.movement`. :func:`walk` moves a creature square by
-square: leaving a threatened square provokes attacks of opportunity
+Each ``verify_x(gmap, situation, actor, action) -> plan | Reason`` judges an
+action on a :class:`~engine.fight.Situation` (the live fight, or the
+Observation the legal-options menu reads), and ``do_x(fight, actor, plan) ->
+ActionResult`` does the plan on the :class:`engine.fight.FightState`; the paths
+come from the pure functions of :mod:`engine.movement`. :func:`walk` moves a
+creature square by square: leaving a threatened square provokes attacks of opportunity
 (:mod:`engine.aoo`) or, in a tumbling move, an Acrobatics check
 (:mod:`engine.tumbling`); each square entered may fire a readied action or a
 reaction (:mod:`engine.readiness`); hidden creatures' Stealth is re-judged
@@ -13,18 +15,25 @@ afterwards (:mod:`engine.stealth`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine import readiness
 from engine.actions import (
     ActionResult,
     ChargeAction,
+    DropProneAction,
     FiveFootStepAction,
     MoveAction,
     Reason,
     RunAction,
+    StandUpAction,
+    WithdrawAction,
+    succeeded,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import resolve_swing
-from engine.fight import C, FightState, Situation
+from engine.creatures import AttackProfile
+from engine.fight import C, FightState, Mover, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
 from engine.movement import (
@@ -125,10 +134,18 @@ def enemy_on(fight: FightState, actor: CombatantState, cell: Cell) -> bool:
     return False
 
 
-def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) -> Path | Reason:
+@dataclass(slots=True)
+class MovePlan:
+    """What an accepted move walks (possibly nothing), tumbling or not."""
+
+    path: Path
+    tumble: bool = False
+
+
+def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) -> MovePlan | Reason:
     """What the move ``action`` of ``actor`` walks (possibly nothing), or why it
     is refused: the one judgement of the engine (:func:`do_move`) and of the
-    menu's tumbling options (:mod:`engine.options`).
+    menu's move, move-then-attack and tumbling options (:mod:`engine.options`).
 
     Toward ``target_id`` it stops once an attack reaches the target
     (:func:`engine.movement.move_toward`); to ``destination`` it must end there
@@ -156,11 +173,13 @@ def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) ->
             hostile=hostile,
             k=actor.space,
         )
-        return Reason.UNREACHABLE_DESTINATION if path is None else path
+        if path is None:
+            return Reason.UNREACHABLE_DESTINATION
+        return MovePlan(path, action.tumble)
     target = s.target(action.target_id)
     if target is None:
         return Reason.MISSING_TARGET
-    return move_toward(
+    path = move_toward(
         gmap,
         actor.cell,
         target.cell,
@@ -171,74 +190,95 @@ def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) ->
         k=actor.space,
         kt=target.space,
     )
+    return MovePlan(path, action.tumble)
 
 
-def do_move(fight: FightState, actor: CombatantState, action: MoveAction) -> ActionResult:
-    """Verify the move (:func:`verify_move`), then walk it (tumbling or not)."""
-    path = verify_move(fight.gmap, fight, actor, action)
-    if not isinstance(path, Path):
-        return ActionResult("move", False, path)
-    if action.tumble:
-        walk(fight, actor, path.cells, "déplacement acrobatique", tumble=Tumble())
+def do_move(fight: FightState, actor: CombatantState, plan: MovePlan) -> ActionResult:
+    """Walk :func:`verify_move`'s path (tumbling or not)."""
+    if plan.tumble:
+        walk(fight, actor, plan.path.cells, "déplacement acrobatique", tumble=Tumble())
     else:
-        walk(fight, actor, path.cells, "déplacement")
-    return ActionResult("move", True)
+        walk(fight, actor, plan.path.cells, "déplacement")
+    return succeeded("move")
 
 
-def do_step(fight: FightState, actor: CombatantState, action: FiveFootStepAction) -> ActionResult:
-    occupied = fight.occupied_for(actor)
+def verify_step(
+    gmap: GameMap, s: Situation[C], actor: C, action: FiveFootStepAction
+) -> Cell | Reason:
+    """The square a 5-foot step of ``actor`` goes to, or why it cannot: the one
+    judgement of the engine (:func:`do_step`) and of the menu's step options.
+
+    To ``destination``: an adjacent square :func:`engine.movement.step_allowed`
+    accepts. Toward ``target_id`` (or the nearest active enemy): the step of
+    :func:`engine.movement.step_toward`. Never with a speed of 5 feet or less.
+    """
     if actor.speed_ft <= 5:
-        return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
+        return Reason.UNREACHABLE_DESTINATION
+    occupied = s.occupied_for(actor)
     if action.destination is not None:
         r, c = action.destination
-        if not fight.gmap.in_bounds(r, c):
-            return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-        dest = fight.gmap.cell(r, c)
-        if not step_allowed(fight.gmap, actor.pos, dest, occupied, actor.space):
-            return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-    else:
-        target = fight.target(action.target_id) or nearest_enemy(fight, actor)
-        if target is None:
-            return ActionResult("5foot_step", False, Reason.MISSING_TARGET)
-        step, _ = step_toward(
-            fight.gmap, actor.pos, target.pos, actor.attacks, occupied, actor.space, target.space
-        )
-        if step is None:
-            return ActionResult("5foot_step", False, Reason.UNREACHABLE_DESTINATION)
-        dest = step
+        if not gmap.in_bounds(r, c):
+            return Reason.UNREACHABLE_DESTINATION
+        dest = gmap.cell(r, c)
+        if not step_allowed(gmap, actor.cell, dest, occupied, actor.space):
+            return Reason.UNREACHABLE_DESTINATION
+        return dest
+    target = s.target(action.target_id) or nearest_enemy(gmap, s, actor)
+    if target is None:
+        return Reason.MISSING_TARGET
+    step, _ = step_toward(
+        gmap, actor.cell, target.cell, actor.attacks, occupied, actor.space, target.space
+    )
+    return Reason.UNREACHABLE_DESTINATION if step is None else step
+
+
+def do_step(fight: FightState, actor: CombatantState, dest: Cell) -> ActionResult:
+    """Step to :func:`verify_step`'s square (it provokes nothing)."""
     walk(fight, actor, (dest,), "pas de placement", provokes=False)
-    return ActionResult("5foot_step", True)
+    return succeeded("5foot_step")
 
 
-def nearest_enemy(fight: FightState, actor: CombatantState) -> CombatantState | None:
-    best: tuple[int, int] | None = None
-    found: CombatantState | None = None
-    for c in fight.combatants:
+def nearest_enemy(gmap: GameMap, s: Situation[C], actor: C) -> C | None:
+    """The active enemy closest to ``actor`` (5-10-5, between spaces; ties: the
+    first in deployment order)."""
+    best: int | None = None
+    found: C | None = None
+    for c in s.combatants:
         if c.active and c.side != actor.side:
-            key = (distance(fight, actor, c), c.index)
-            if best is None or key < best:
-                best, found = key, c
+            d = distance(gmap, actor, c)
+            if best is None or d < best:
+                best, found = d, c
     return found
 
 
-def distance(fight: FightState, a: CombatantState, b: CombatantState) -> int:
-    if a.profile.space != 1 or b.profile.space != 1:
-        return body_distance_squares(fight.gmap, a.pos, a.space, b.pos, b.space)
-    w = fight.gmap.width
-    dr = abs(a.pos // w - b.pos // w)
-    dc = abs(a.pos % w - b.pos % w)
+def distance(gmap: GameMap, a: Mover, b: Mover) -> int:
+    """Distance in squares between two creatures' spaces (5-10-5)."""
+    if a.space != 1 or b.space != 1:
+        return body_distance_squares(gmap, a.cell, a.space, b.cell, b.space)
+    w = gmap.width
+    dr = abs(a.cell // w - b.cell // w)
+    dc = abs(a.cell % w - b.cell % w)
     return max(dr, dc) + min(dr, dc) // 2
 
 
-def verify_charge(
+@dataclass(slots=True)
+class ChargePlan:
+    """What an accepted charge does: walk ``path``, then attack ``target_id``
+    with ``attack`` at +2."""
+
+    target_id: str
+    path: Path
+    attack: AttackProfile
+
+
+def charge_line(
     gmap: GameMap, s: Situation[C], actor: C, target_id: str | None, weapon_id: str | None = None
 ) -> ChargeResult:
     """Whether ``actor`` may charge ``target_id`` (with the melee attack
     ``weapon_id``, or the first that can), along which line and with which
-    attack, or why not: the one judgement of the engine (:func:`do_charge`) and
-    of the Observation (:meth:`~engine.observation.Observation.charge`, which
-    the menu and the policies read). The line is
-    :func:`engine.movement.charge_path`'s.
+    attack, or why not: the one judgement of the engine (:func:`verify_charge`)
+    and of the Observation (:meth:`~engine.observation.Observation.charge`,
+    which the policies read). The line is :func:`engine.movement.charge_path`'s.
     """
     target = s.target(target_id)
     if target is None:
@@ -262,32 +302,44 @@ def verify_charge(
     )
 
 
-def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) -> ActionResult:
-    """Verify the charge (:func:`verify_charge`), walk its line, then attack at +2."""
-    res = verify_charge(fight.gmap, fight, actor, action.target_id, action.weapon_id)
-    if not res.ok or res.path is None or res.attack is None:
-        return ActionResult("charge", False, res.reason)
-    target = fight.by_id[action.target_id or ""]
+def verify_charge(
+    gmap: GameMap, s: Situation[C], actor: C, action: ChargeAction
+) -> ChargePlan | Reason:
+    """:func:`charge_line` for ``action``, as a plan (:func:`do_charge`) or the
+    reason it is refused (the menu's charge options)."""
+    res = charge_line(gmap, s, actor, action.target_id, action.weapon_id)
+    if res.path is None or res.attack is None:
+        return res.reason or Reason.NO_CHARGE_PATH
+    return ChargePlan(action.target_id or "", res.path, res.attack)
+
+
+def do_charge(fight: FightState, actor: CombatantState, plan: ChargePlan) -> ActionResult:
+    """Walk :func:`verify_charge`'s line, then attack at +2."""
+    target = fight.by_id[plan.target_id]
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
-    if not walk(fight, actor, res.path.cells, "charge"):
-        return ActionResult("charge", True)  # fell to an attack of opportunity
+    if not walk(fight, actor, plan.path.cells, "charge"):
+        return succeeded("charge")  # fell to an attack of opportunity
     actor.charging = True
     if target.active:
-        resolve_swing(fight, actor, target, res.attack, charge=True)
-    return ActionResult("charge", True)
+        resolve_swing(fight, actor, target, plan.attack, charge=True)
+    return succeeded("charge")
 
 
-def do_run(fight: FightState, actor: CombatantState, action: RunAction) -> ActionResult:
-    occupied = fight.occupied_for(actor)
-    hostile = fight.hostile_for(actor)
+def verify_run(gmap: GameMap, s: Situation[C], actor: C, action: RunAction) -> Path | Reason:
+    """What a run of ``actor`` walks (:func:`engine.movement.run_path`: a
+    straight line at 4× speed), or why it cannot: the one judgement of the
+    engine (:func:`do_run`) and of the menu's run options. To ``destination``
+    the run must end there."""
+    occupied = s.occupied_for(actor)
+    hostile = s.hostile_for(actor)
     if action.destination is not None:
         r, c = action.destination
-        if not fight.gmap.in_bounds(r, c):
-            return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
-        dest = fight.gmap.cell(r, c)
+        if not gmap.in_bounds(r, c):
+            return Reason.UNREACHABLE_DESTINATION
+        dest = gmap.cell(r, c)
         path = run_path(
-            fight.gmap,
-            actor.pos,
+            gmap,
+            actor.cell,
             dest,
             actor.speed_ft,
             occupied=occupied,
@@ -295,57 +347,73 @@ def do_run(fight: FightState, actor: CombatantState, action: RunAction) -> Actio
             k=actor.space,
         )
         if not path.cells or path.cells[-1] != dest:
-            return ActionResult("run", False, Reason.UNREACHABLE_DESTINATION)
-    else:
-        target = fight.target(action.target_id)
-        if target is None:
-            return ActionResult("run", False, Reason.MISSING_TARGET)
-        path = run_path(
-            fight.gmap,
-            actor.pos,
-            target.pos,
-            actor.speed_ft,
-            occupied=occupied,
-            hostile=hostile,
-            k=actor.space,
-        )
+            return Reason.UNREACHABLE_DESTINATION
+        return path
+    target = s.target(action.target_id)
+    if target is None:
+        return Reason.MISSING_TARGET
+    return run_path(
+        gmap,
+        actor.cell,
+        target.cell,
+        actor.speed_ft,
+        occupied=occupied,
+        hostile=hostile,
+        k=actor.space,
+    )
+
+
+def do_run(fight: FightState, actor: CombatantState, path: Path) -> ActionResult:
+    """Run along :func:`verify_run`'s line, unless too tired to (SRD « Run »:
+    :func:`engine.readiness.run_endurance`)."""
     refused = readiness.run_endurance(fight, actor)
     if refused is not None:
         return refused
     actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
     reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "course")
-    return ActionResult("run", True)
+    return succeeded("run")
 
 
-def do_withdraw(fight: FightState, actor: CombatantState) -> ActionResult:
-    enemies = fight.hostile_cells(actor)
-    # Restricted withdraw (SRD): a creature limited to one action (disabled)
-    # withdraws as a standard action, up to its (halved) speed instead of 2×.
-    path = withdraw_path(
-        fight.gmap,
-        actor.pos,
-        enemies,
+def verify_withdraw(
+    gmap: GameMap, s: Situation[C], actor: C, action: WithdrawAction
+) -> Path | Reason:
+    """What a withdraw of ``actor`` walks (:func:`engine.movement.withdraw_path`,
+    possibly nothing; it is never refused): the one judgement of the engine
+    (:func:`do_withdraw`) and of the menu's withdraw option.
+
+    Restricted withdraw (SRD « Withdraw »): a creature limited to one action
+    (disabled, staggered, or anyone in the surprise round) withdraws as a
+    standard action, up to its (halved) speed instead of 2×.
+    """
+    return withdraw_path(
+        gmap,
+        actor.cell,
+        s.hostile_cells(actor),
         actor.speed_ft,
-        fight.occupied_for(actor),
-        restricted=actor.staggered,
+        s.occupied_for(actor),
+        restricted=actor.staggered or s.round == 0,
         k=actor.space,
     )
-    # SRD « Withdraw »: the starting square is not threatened
+
+
+def do_withdraw(fight: FightState, actor: CombatantState, path: Path) -> ActionResult:
+    """Walk :func:`verify_withdraw`'s path; its starting square is not
+    threatened (SRD « Withdraw »)."""
     walk(fight, actor, path.cells, "retraite", safe_start=True)
-    return ActionResult("withdraw", True)
+    return succeeded("withdraw")
 
 
-def do_drop_prone(fight: FightState, actor: CombatantState) -> ActionResult:
+def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneAction) -> ActionResult:
     """SRD « Drop Prone »: a free action."""
     if actor.prone:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
     actor.prone = True
     fight.note(actor, "se jette à terre")
-    return ActionResult("drop_prone", True)
+    return succeeded("drop_prone")
 
 
-def do_stand_up(fight: FightState, actor: CombatantState) -> ActionResult:
+def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -> ActionResult:
     """SRD « Stand Up »: a move action that provokes attacks of opportunity."""
     if not actor.prone:
         return ActionResult("stand_up", False, Reason.NOT_PRONE)
@@ -355,4 +423,4 @@ def do_stand_up(fight: FightState, actor: CombatantState) -> ActionResult:
     if actor.active:
         actor.prone = False
         fight.note(actor, "se relève")
-    return ActionResult("stand_up", True)
+    return succeeded("stand_up")

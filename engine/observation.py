@@ -31,7 +31,7 @@ from engine.movement import (
     step_allowed,
     step_toward,
 )
-from engine.moves import verify_charge
+from engine.moves import charge_line
 from engine.reach import (
     attack_reason,
     body_cover,
@@ -215,6 +215,12 @@ class Observation:
             return self.blockers()[1]
         allies = [c.id for c in self.combatants if c.side == actor.side]
         return self._blocked_for(actor, self._occupied(*allies, sharer=actor))
+
+    def hostile_cells(self, actor: CombatantView) -> set[Cell]:
+        """Every square of ``actor``'s active enemies (:meth:`blockers` for the actor)."""
+        if actor is self.actor:
+            return self.blockers()[2]
+        return self._occupied(*[c.id for c in self.combatants if c.side == actor.side])
 
     # -- combatants ---------------------------------------------------------
     def combatant(self, ident: str) -> CombatantView:
@@ -422,10 +428,10 @@ class Observation:
 
     def charge(self, target_id: str) -> ChargeResult:
         """Charge feasibility against ``target_id``: the engine's own judgement
-        (:func:`engine.moves.verify_charge`, with the first attack that can)."""
+        (:func:`engine.moves.charge_line`, with the first attack that can)."""
         res = self._charge.get(target_id)
         if res is None:
-            res = verify_charge(self._gmap, self, self.actor, target_id)
+            res = charge_line(self._gmap, self, self.actor, target_id)
             self._charge[target_id] = res
         return res
 

@@ -2,13 +2,15 @@
 
 Like the action mask of game environments (PettingZoo, OpenSpiel), the menu lets
 a policy choose among moves the engine will accept instead of guessing them.
-A tumble, a charge, an aid another and a hide are offered when the engine's own
-``verify_x`` (:func:`engine.moves.verify_move`, :func:`~engine.moves.verify_charge`,
-:func:`engine.readiness.verify_aid`, :func:`engine.stealth.verify_hide`) accepts
-them, with the path of its plan; the other options are built with the same rule
-functions the engine uses to resolve actions (weapon reach, 5-foot step, move
-path), so choosing one never produces an engine rejection. Ids are stable
-strings: the same situation always gives the same ids in the same order.
+It enumerates candidate actions and keeps those whose ``verify`` — the function
+of the kind's row of :data:`engine.table.ACTIONS`, which the engine calls before
+doing the action — returns a plan when asked on the Observation, with that
+plan's path; the action of a compound option that comes after a move or a step
+is verified for the actor standing where the plan ends. Kinds whose ``verify``
+always accepts (total defense, wait, stand up, drop prone, fighting
+defensively) are offered by the menu's own conditions. So choosing an option
+never produces an engine rejection (``tests/test_conformance.py``). Ids are
+stable strings: the same situation always gives the same ids in the same order.
 
 A prone combatant gets ``stand_up``, ``stand_attack:<target>:<weapon>`` (stand
 up, then one attack), ``attack:<target>:<weapon>`` from the ground at −4,
@@ -54,6 +56,7 @@ deployment order, then the non-targeted ones:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from engine.actions import (
@@ -78,15 +81,16 @@ from engine.actions import (
     WaitAction,
     WithdrawAction,
 )
-from engine.grid import Path
 from engine.maps import GameMap
-from engine.movement import run_path, step_toward, withdraw_path
-from engine.moves import verify_move
+from engine.movement import step_toward
+from engine.moves import verify_charge, verify_move, verify_run, verify_step, verify_withdraw
 from engine.observation import Observation
-from engine.reach import attack_reason
-from engine.readiness import AidPlan, verify_aid
+from engine.readiness import verify_aid, verify_ready
 from engine.skills import trained
 from engine.stealth import verify_hide
+from engine.strikes import verify_attack
+from engine.table import verify_delay
+from engine.weapons import verify_repair
 
 
 def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
@@ -97,49 +101,54 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
     for enemy in obs.enemies():
         tid = enemy.id
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack, me.space, enemy.space) is not None:
+            strike = AttackAction(target_id=tid, weapon_id=attack.id)
+            if isinstance(verify_attack(gmap, obs, me, strike), Reason):
                 continue
             if not single:
                 out.append(
                     Option(
                         f"stand_attack:{tid}:{attack.id}",
                         f"se relever puis attaque sur {tid} ({attack.name})",
-                        (StandUpAction(), AttackAction(target_id=tid, weapon_id=attack.id)),
+                        (StandUpAction(), strike),
                     )
                 )
             out.append(
                 Option(
                     f"attack:{tid}:{attack.id}",
                     f"attaque à terre sur {tid} ({attack.name}, -4)",
-                    (AttackAction(target_id=tid, weapon_id=attack.id),),
+                    (strike,),
                 )
             )
-    out += _repair_options(obs)
+    out += _repair_options(obs, gmap)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
 
 
-def _repair_options(obs: Observation) -> list[Option]:
-    """One ``repair_weapon`` option per broken weapon, in attack list order."""
+def _repair_options(obs: Observation, gmap: GameMap) -> list[Option]:
+    """One ``repair_weapon`` option per broken weapon, in attack list order
+    (:func:`engine.weapons.verify_repair`)."""
     me = obs.actor
     if not me.weapon_broken:
         return []
-    return [
-        Option(
-            f"repair_weapon:{a.id}",
-            f"réparer {a.name} (action de mouvement)",
-            (RepairWeaponAction(weapon_id=a.id),),
-        )
-        for a in me.static.attacks
-        if a.id in me.weapon_broken
-    ]
+    out: list[Option] = []
+    for a in me.static.attacks:
+        action = RepairWeaponAction(weapon_id=a.id)
+        if not isinstance(verify_repair(gmap, obs, me, action), Reason):
+            out.append(
+                Option(
+                    f"repair_weapon:{a.id}", f"réparer {a.name} (action de mouvement)", (action,)
+                )
+            )
+    return out
 
 
-def _delay_option(obs: Observation) -> list[Option]:
-    if obs.actor.delayed or obs.round == 0:
+def _delay_option(obs: Observation, gmap: GameMap) -> list[Option]:
+    """``delay`` (:func:`engine.table.verify_delay`), never in the surprise round."""
+    action = DelayAction()
+    if obs.round == 0 or isinstance(verify_delay(gmap, obs, obs.actor, action), Reason):
         return []
-    return [Option("delay", "retarder son tour (agir en fin de round)", (DelayAction(),))]
+    return [Option("delay", "retarder son tour (agir en fin de round)", (action,))]
 
 
 _AID_MODES: tuple[tuple[Literal["attack", "ac"], str], ...] = (
@@ -151,25 +160,24 @@ _AID_MODES: tuple[tuple[Literal["attack", "ac"], str], ...] = (
 def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     """Aid another (per ally, per enemy engaged with it in the actor's melee
     reach, per mode: :func:`engine.readiness.verify_aid`) and ready (per
-    trigger that can happen)."""
+    trigger that can happen: :func:`engine.readiness.verify_ready`)."""
     me = obs.actor
     out: list[Option] = []
     allies = obs.allies()
     enemies = obs.enemies()
     for ally in allies:
         for enemy in enemies:
-            if not isinstance(verify_aid(gmap, obs, me, ally.id, enemy.id), AidPlan):
-                continue
             for mode, what in _AID_MODES:
+                action = AidAnotherAction(target_id=ally.id, aid_mode=mode, opponent_id=enemy.id)
+                if isinstance(verify_aid(gmap, obs, me, action), Reason):
+                    break  # the mode changes nothing in the judgement
                 out.append(
                     Option(
                         f"aid_another:{ally.id}:{enemy.id}:{mode}",
                         f"aider {ally.id} contre {enemy.id} ({what})",
-                        (AidAnotherAction(target_id=ally.id, aid_mode=mode, opponent_id=enemy.id),),
+                        (action,),
                     )
                 )
-    if not me.attacks:
-        return out
     triggers: list[tuple[ReadyTrigger, str]] = []
     if me.threat_reach_ft > 0:
         triggers.append(("enemy_enters_reach", "quand un ennemi entre dans son allonge"))
@@ -177,13 +185,10 @@ def _aid_and_ready_options(obs: Observation, gmap: GameMap) -> list[Option]:
     if allies:
         triggers.append(("enemy_hits_ally", "quand un ennemi touche un allié"))
     for trigger, when in triggers:
-        out.append(
-            Option(
-                f"ready:{trigger}",
-                f"préparer une attaque {when}",
-                (ReadyAction(ready_trigger=trigger),),
-            )
-        )
+        action = ReadyAction(ready_trigger=trigger)
+        if isinstance(verify_ready(gmap, obs, me, action), Reason):
+            continue
+        out.append(Option(f"ready:{trigger}", f"préparer une attaque {when}", (action,)))
     return out
 
 
@@ -196,14 +201,14 @@ def _tumble_options(obs: Observation, gmap: GameMap) -> list[Option]:
     out: list[Option] = []
     for enemy in obs.enemies():
         action = MoveAction(target_id=enemy.id, tumble=True)
-        walked = verify_move(gmap, obs, me, action)
-        if isinstance(walked, Path) and walked.cells:
+        plan = verify_move(gmap, obs, me, action)
+        if not isinstance(plan, Reason) and plan.path.cells:
             out.append(
                 Option(
                     f"tumble:{enemy.id}",
-                    f"acrobaties vers {enemy.id} ({5 * walked.cost} pieds, sans provoquer)",
+                    f"acrobaties vers {enemy.id} ({5 * plan.path.cost} pieds, sans provoquer)",
                     (action,),
-                    walked.cells,
+                    plan.path.cells,
                 )
             )
     return out
@@ -212,9 +217,10 @@ def _tumble_options(obs: Observation, gmap: GameMap) -> list[Option]:
 def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
     """``hide`` when some active enemy lacks direct sight of the actor
     (:func:`engine.stealth.verify_hide`)."""
-    if isinstance(verify_hide(gmap, obs, obs.actor), Reason):
+    action = HideAction()
+    if isinstance(verify_hide(gmap, obs, obs.actor, action), Reason):
         return []
-    return [Option("hide", "se cacher (Discrétion)", (HideAction(),))]
+    return [Option("hide", "se cacher (Discrétion)", (action,))]
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -226,97 +232,92 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     # one action only: disabled, nonlethal equal to hp, or the surprise round
     disabled = me.staggered or obs.round == 0
     k = me.space
-    occupied, hostile, enemy_cells = obs.blockers()
+    occupied = obs.blockers()[0]
     for enemy in obs.enemies():
         tid = enemy.id
         natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
-            if attack_reason(gmap, me.cell, enemy.cell, attack, k, enemy.space) is not None:
+            strike = AttackAction(target_id=tid, weapon_id=attack.id)
+            if isinstance(verify_attack(gmap, obs, me, strike), Reason):
                 continue
             if not disabled and not (attack.natural and natural_full):
-                natural_full = natural_full or attack.natural
-                out.append(
-                    Option(
-                        f"full_attack:{tid}:{attack.id}",
-                        f"outrance sur {tid} ({attack.name})",
-                        (FullAttackAction(target_id=tid, weapon_id=attack.id),),
-                    )
-                )
-                if attack.is_melee:
+                full = FullAttackAction(target_id=tid, weapon_id=attack.id)
+                if not isinstance(verify_attack(gmap, obs, me, full), Reason):
+                    natural_full = natural_full or attack.natural
                     out.append(
                         Option(
-                            f"defensive_full_attack:{tid}:{attack.id}",
-                            f"outrance défensive sur {tid} ({attack.name}, -4, +2 CA)",
-                            (
-                                FightDefensivelyAction(),
-                                FullAttackAction(target_id=tid, weapon_id=attack.id),
-                            ),
+                            f"full_attack:{tid}:{attack.id}",
+                            f"outrance sur {tid} ({attack.name})",
+                            (full,),
                         )
                     )
+                    if attack.is_melee:
+                        out.append(
+                            Option(
+                                f"defensive_full_attack:{tid}:{attack.id}",
+                                f"outrance défensive sur {tid} ({attack.name}, -4, +2 CA)",
+                                (FightDefensivelyAction(), full),
+                            )
+                        )
             out.append(
-                Option(
-                    f"attack:{tid}:{attack.id}",
-                    f"attaque sur {tid} ({attack.name})",
-                    (AttackAction(target_id=tid, weapon_id=attack.id),),
-                )
+                Option(f"attack:{tid}:{attack.id}", f"attaque sur {tid} ({attack.name})", (strike,))
             )
         if disabled:
             continue
-        charge = obs.charge(tid)
-        if charge.ok and charge.attack is not None:
+        charge = ChargeAction(target_id=tid)
+        charged = verify_charge(gmap, obs, me, charge)
+        if not isinstance(charged, Reason):
             out.append(
                 Option(
                     f"charge:{tid}",
-                    f"charge sur {tid} ({charge.attack.name})",
-                    (ChargeAction(target_id=tid, weapon_id=charge.attack.id),),
-                    charge.path.cells if charge.path is not None else (),
+                    f"charge sur {tid} ({charged.attack.name})",
+                    (ChargeAction(target_id=tid, weapon_id=charged.attack.id),),
+                    charged.path.cells,
                 )
             )
-        if me.speed_effective_ft > 5 and obs.melee_weapon_for(tid) is None:
-            step, in_reach = step_toward(
+        if obs.melee_weapon_for(tid) is None:
+            # the step that brings a melee weapon in reach, then a full attack from there
+            cell, in_reach = step_toward(
                 gmap, me.cell, enemy.cell, me.attacks, occupied, k, enemy.space
             )
-            if step is not None and in_reach:
-                r, c = gmap.rc(step)
-                out.append(
-                    Option(
-                        f"step_full_attack:{tid}",
-                        f"pas vers ({r},{c}) puis outrance sur {tid}",
-                        (
-                            FiveFootStepAction(destination=(r, c)),
-                            FullAttackAction(target_id=tid),
-                        ),
-                        (step,),
+            if cell is not None and in_reach:
+                r, c = gmap.rc(cell)
+                step = FiveFootStepAction(destination=(r, c))
+                stepped = verify_step(gmap, obs, me, step)
+                full = FullAttackAction(target_id=tid)
+                if not isinstance(stepped, Reason) and not isinstance(
+                    verify_attack(gmap, obs, replace(me, cell=stepped), full), Reason
+                ):
+                    out.append(
+                        Option(
+                            f"step_full_attack:{tid}",
+                            f"pas vers ({r},{c}) puis outrance sur {tid}",
+                            (step, full),
+                            (stepped,),
+                        )
                     )
-                )
     for enemy in obs.enemies():
         tid = enemy.id
-        walked = obs.move_toward(tid)
-        if not walked.cells:
+        move = MoveAction(target_id=tid)
+        walked = verify_move(gmap, obs, me, move)
+        if isinstance(walked, Reason) or not walked.path.cells:
             continue
-        end = walked.cells[-1]
+        cells = walked.path.cells
+        there = replace(me, cell=cells[-1])  # the actor once the move is walked
         for attack in me.attacks:
-            if (
-                not disabled
-                and attack_reason(gmap, end, enemy.cell, attack, k, enemy.space) is None
-            ):
+            strike = AttackAction(target_id=tid, weapon_id=attack.id)
+            if not disabled and not isinstance(verify_attack(gmap, obs, there, strike), Reason):
                 out.append(
                     Option(
                         f"move_attack:{tid}:{attack.id}",
                         f"approche de {tid} puis attaque ({attack.name})",
-                        (
-                            MoveAction(target_id=tid),
-                            AttackAction(target_id=tid, weapon_id=attack.id),
-                        ),
-                        walked.cells,
+                        (move, strike),
+                        cells,
                     )
                 )
         out.append(
             Option(
-                f"move:{tid}",
-                f"approche de {tid} ({5 * walked.cost} pieds)",
-                (MoveAction(target_id=tid),),
-                walked.cells,
+                f"move:{tid}", f"approche de {tid} ({5 * walked.path.cost} pieds)", (move,), cells
             )
         )
     for enemy in obs.enemies():
@@ -327,39 +328,31 @@ def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
             or obs.distance_ft(enemy.id) <= 2 * me.speed_effective_ft
         ):
             continue
-        ran = run_path(
-            gmap,
-            me.cell,
-            enemy.cell,
-            me.speed_effective_ft,
-            occupied=occupied,
-            hostile=hostile,
-            k=k,
-        )
-        if ran.cells:
+        run = RunAction(target_id=enemy.id)
+        ran = verify_run(gmap, obs, me, run)
+        if not isinstance(ran, Reason) and ran.cells:
             out.append(
                 Option(
                     f"run:{enemy.id}",
                     f"course vers {enemy.id} ({5 * ran.cost} pieds, CA sans Dex)",
-                    (RunAction(target_id=enemy.id),),
+                    (run,),
                     ran.cells,
                 )
             )
     out += _tumble_options(obs, gmap)
-    retreat = withdraw_path(
-        gmap, me.cell, enemy_cells, me.speed_effective_ft, occupied, restricted=disabled, k=k
-    )
-    if retreat.cells:
+    withdraw = WithdrawAction()
+    retreat = verify_withdraw(gmap, obs, me, withdraw)
+    if not isinstance(retreat, Reason) and retreat.cells:
         label = "retraite restreinte" if disabled else "retraite"
-        out.append(Option("withdraw", label, (WithdrawAction(),), retreat.cells))
+        out.append(Option("withdraw", label, (withdraw,), retreat.cells))
     out += _hide_option(obs, gmap)
     if any(a.range_increment_ft is not None for e in obs.enemies() for a in e.attacks):
         out.append(
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
     out += _aid_and_ready_options(obs, gmap)
-    out += _repair_options(obs)
+    out += _repair_options(obs, gmap)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
-    out += _delay_option(obs)
+    out += _delay_option(obs, gmap)
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)

@@ -42,7 +42,7 @@ def range_penalty(attack: AttackProfile, dist_ft: int) -> int:
 
 def attack_reason(
     gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile, ks: int = 1, kt: int = 1
-) -> str | None:
+) -> Reason | None:
     """``None`` if ``attack`` can hit square ``dst`` from ``src``, else the reason.
 
     ``ks`` and ``kt``: squares per side of the attacker's and the target's
@@ -101,7 +101,7 @@ def body_cover(
     return best or 0
 
 
-def _square_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> str | None:
+def _square_reason(gmap: GameMap, src: Cell, dst: Cell, attack: AttackProfile) -> Reason | None:
     dist = distance_ft(gmap, src, dst)
     if attack.is_melee:
         # distance 0: a Tiny creature sharing the square (any melee weapon but a
@@ -124,7 +124,7 @@ def weapon_for(
     melee_only: bool = False,
     ks: int = 1,
     kt: int = 1,
-) -> tuple[AttackProfile | None, str | None]:
+) -> tuple[AttackProfile | None, Reason | None]:
     """The first listed attack able to hit ``dst`` from ``src``, or why none can.
 
     The reason is ``no_weapon`` without any candidate attack, ``out_of_range`` if
@@ -152,8 +152,8 @@ def _weapon_for(
     melee_only: bool,
     ks: int,
     kt: int,
-) -> tuple[AttackProfile | None, str | None]:
-    reasons: list[str] = []
+) -> tuple[AttackProfile | None, Reason | None]:
+    reasons: list[Reason] = []
     for attack in attacks:
         if melee_only and not attack.is_melee:
             continue

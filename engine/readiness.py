@@ -38,13 +38,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.actions import (
     ActionResult,
     AidAnotherAction,
     ImmediateAction,
     ReadyAction,
+    ReadyTrigger,
     Reason,
+    succeeded,
 )
 from engine.aoo import provoke
 from engine.attack import attack_modifiers, engaged_friend, resolve_swing
@@ -77,27 +80,45 @@ TRIGGER_LABEL = {
 
 
 # -- ready ----------------------------------------------------------------------
-def do_ready(fight: FightState, actor: CombatantState, action: ReadyAction) -> ActionResult:
-    """Hold one attack until ``action.ready_trigger`` happens (replaces an older ready)."""
+@dataclass(slots=True)
+class ReadyPlan:
+    """What an accepted ready holds: one attack until ``trigger``, on
+    ``target_id`` (``None``: the creature that sets it off)."""
+
+    trigger: ReadyTrigger
+    target_id: str | None
+
+
+def verify_ready(
+    gmap: GameMap, s: Situation[C], actor: C, action: ReadyAction
+) -> ReadyPlan | Reason:
+    """Whether ``actor`` may ready ``action``, or why not: the one judgement of
+    the engine (:func:`do_ready`) and of the menu's ready options. Only an
+    attack can be readied (spells and maneuvers: ``unsupported_kind``)."""
     if action.spell_name is not None or action.maneuver is not None:
-        return ActionResult("ready", False, Reason.UNSUPPORTED_KIND)
+        return Reason.UNSUPPORTED_KIND
     if action.ready_trigger is None:
-        return ActionResult("ready", False, Reason.MISSING_TRIGGER)
+        return Reason.MISSING_TRIGGER
     if action.target_id is not None:
-        target = fight.by_id.get(action.target_id)
+        target = s.target(action.target_id)
         if target is None:
-            return ActionResult("ready", False, Reason.MISSING_TARGET)
+            return Reason.MISSING_TARGET
         if not target.active:
-            return ActionResult("ready", False, Reason.TARGET_DOWN)
+            return Reason.TARGET_DOWN
     if not actor.attacks:
-        return ActionResult("ready", False, Reason.NO_WEAPON)
+        return Reason.NO_WEAPON
+    return ReadyPlan(action.ready_trigger, action.target_id)
+
+
+def do_ready(fight: FightState, actor: CombatantState, plan: ReadyPlan) -> ActionResult:
+    """Hold one attack until ``plan.trigger`` happens (replaces an older ready)."""
     fight.readiness_used = True
-    actor.readied = Readied(action.ready_trigger, action.target_id, fight.round)
+    actor.readied = Readied(plan.trigger, plan.target_id, fight.round)
     if actor not in fight.readiers:
         fight.readiers.append(actor)
-    on = f" sur {action.target_id}" if action.target_id else ""
-    fight.note(actor, f"prépare une attaque{on} (si {TRIGGER_LABEL[action.ready_trigger]})")
-    return ActionResult("ready", True, Reason.READY)
+    on = f" sur {plan.target_id}" if plan.target_id else ""
+    fight.note(actor, f"prépare une attaque{on} (si {TRIGGER_LABEL[plan.trigger]})")
+    return succeeded("ready", Reason.READY)
 
 
 def turn_starts(fight: FightState, actor: CombatantState) -> None:
@@ -260,37 +281,41 @@ def react(fight: FightState, event: ReactionEvent, flush: Callable[[], None] | N
         return
 
 
-def do_immediate(fight: FightState, actor: CombatantState) -> ActionResult:
+def do_immediate(fight: FightState, actor: CombatantState, plan: ImmediateAction) -> ActionResult:
     """An immediate action in the actor's own plan: it uses the turn's swift action."""
     if actor.swift_used_this_turn or actor.immediate_used:
         return ActionResult("immediate", False, Reason.DOWNGRADED_IMMEDIATE_SWIFT)
     actor.swift_used_this_turn = True
     fight.readiness_used = True
     fight.note(actor, "action immédiate")
-    return ActionResult("immediate", True)
+    return succeeded("immediate")
 
 
 # -- aid another --------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AidPlan:
     """What an accepted aid another will do: roll with ``weapon`` against AC 10
-    to aid against ``opponent_id``."""
+    to aid ``ally_id`` against ``opponent_id`` (``mode``: its attack or its AC)."""
 
+    ally_id: str
     opponent_id: str
     weapon: AttackProfile
+    mode: Literal["attack", "ac"]
 
 
 def verify_aid(
-    gmap: GameMap, s: Situation[C], actor: C, ally_id: str | None, opponent_id: str | None
+    gmap: GameMap, s: Situation[C], actor: C, action: AidAnotherAction
 ) -> AidPlan | Reason:
-    """Whether ``actor`` may aid ``ally_id`` against ``opponent_id`` (``None``:
-    the first enemy that qualifies), and with which weapon, or why not: the one
-    judgement of the engine (:func:`do_aid`) and of the menu's aid options.
+    """Whether ``actor`` may aid ``action.target_id`` against ``opponent_id``
+    (``None``: the first enemy that qualifies), and with which weapon, or why
+    not: the one judgement of the engine (:func:`do_aid`) and of the menu's aid
+    options.
 
     SRD « Aid Another »: an opponent « engaging a friend in melee combat »
     (:func:`engine.attack.engaged_friend`) that the actor is « in position to
     make a melee attack on » (a melee attack that reaches it).
     """
+    ally_id, opponent_id = action.target_id, action.opponent_id
     ally = s.target(ally_id) if ally_id else None
     if ally is None or ally is actor or ally.side != actor.side:
         return Reason.MISSING_TARGET
@@ -318,30 +343,26 @@ def verify_aid(
         if weapon is None:
             reason = Reason.OUT_OF_RANGE
             continue
-        return AidPlan(opp.id, weapon)
+        return AidPlan(ally.id, opp.id, weapon, action.aid_mode)
     return reason
 
 
-def do_aid(fight: FightState, actor: CombatantState, action: AidAnotherAction) -> ActionResult:
-    """SRD « Aid Another »: attack roll against AC 10 with a melee weapon that
-    reaches the opponent (:func:`verify_aid`); success gives the ally +2
-    (attack or AC)."""
-    plan = verify_aid(fight.gmap, fight, actor, action.target_id, action.opponent_id)
-    if not isinstance(plan, AidPlan):
-        return ActionResult("aid_another", False, plan)
-    ally = fight.by_id[action.target_id or ""]
+def do_aid(fight: FightState, actor: CombatantState, plan: AidPlan) -> ActionResult:
+    """SRD « Aid Another »: attack roll against AC 10 with :func:`verify_aid`'s
+    melee weapon; success gives the ally +2 (attack or AC)."""
+    ally = fight.by_id[plan.ally_id]
     opponent = fight.by_id[plan.opponent_id]
     weapon = plan.weapon
     mods = attack_modifiers(fight, actor, opponent, weapon)
     rec = check(fight.rng, D20_ATTACK, CheckKind.ATTACK, mods, AID_DC, roll=RollKind.AID_ANOTHER)
-    what = "attaque" if action.aid_mode == "attack" else "CA"
+    what = "attaque" if plan.mode == "attack" else "CA"
     text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
         fight.readiness_used = True
-        ally.aids.append(Aid(actor.id, opponent.id, action.aid_mode, AID_BONUS))
+        ally.aids.append(Aid(actor.id, opponent.id, plan.mode, AID_BONUS))
         text += f" : +{AID_BONUS} en {what}"
     fight.note(actor, text, rec)
-    return ActionResult("aid_another", True)
+    return succeeded("aid_another")
 
 
 def expire_aids(fight: FightState, aider: CombatantState) -> None:

@@ -1,11 +1,11 @@
 """Stealth and hiding in combat (SRD « Stealth », « Perception », « Invisibility »).
 
-* ``hide`` (a move action): one Stealth check of the hider, opposed by the
-  Perception check of each active enemy, at −1 per 10 ft of distance on the
-  observer's roll. The observer notices the hider only when its result
-  *exceeds* the Stealth result (SRD « Using Skills »: an opposed check
-  succeeds if it exceeds the result of the one who forced it), so a tie leaves
-  the hider hidden.
+* ``hide`` (a move action, :func:`verify_hide` then :func:`do_hide`): one
+  Stealth check of the hider, opposed by the Perception check of each active
+  enemy, at −1 per 10 ft of distance on the observer's roll. The observer
+  notices the hider only when its result *exceeds* the Stealth result (SRD
+  « Using Skills »: an opposed check succeeds if it exceeds the result of the
+  one who forced it), so a tie leaves the hider hidden.
 * An observer with **direct sight** of the hider — line of effect, no cover
   (as for a ranged attack from the observer's square, creatures' soft cover
   excluded: SRD « Soft Cover » allows no Stealth), no concealment (the
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from engine.actions import ActionResult, Reason
+from engine.actions import ActionResult, HideAction, Reason, succeeded
 from engine.attack import MISS_CHANCE
 from engine.checks import Modifier, RollRecord
 from engine.fight import C, FightState, Mover, Situation
@@ -82,10 +82,10 @@ def _sees(gmap: GameMap, observer: Mover, hider: Mover) -> bool:
     )
 
 
-def verify_hide(gmap: GameMap, s: Situation[C], actor: C) -> list[C] | Reason:
+def verify_hide(gmap: GameMap, s: Situation[C], actor: C, action: HideAction) -> list[C] | Reason:
     """The active enemies lacking direct sight of ``actor`` (those its Stealth
     check is opposed by), or ``in_plain_sight`` when there is none: the one
-    judgement of the engine (:func:`hide`) and of the menu's ``hide`` option."""
+    judgement of the engine (:func:`do_hide`) and of the menu's ``hide`` option."""
     unseeing = [
         e for e in s.combatants if e.active and e.side != actor.side and not _sees(gmap, e, actor)
     ]
@@ -113,12 +113,16 @@ def _perception(
     return noticed
 
 
-def hide(fight: FightState, actor: CombatantState) -> ActionResult:
-    """The ``hide`` action: a fresh Stealth check against every active enemy."""
-    unseeing = verify_hide(fight.gmap, fight, actor)
-    if isinstance(unseeing, Reason):
-        actor.hidden_from.clear()
-        return ActionResult("hide", False, unseeing)
+def hide_refused(fight: FightState, actor: CombatantState) -> None:
+    """A hide refused (``in_plain_sight``): the actor is hidden from no one any more."""
+    actor.hidden_from.clear()
+
+
+def do_hide(
+    fight: FightState, actor: CombatantState, unseeing: list[CombatantState]
+) -> ActionResult:
+    """The ``hide`` action: a fresh Stealth check, opposed by :func:`verify_hide`'s
+    enemies; every other enemy keeps seeing the actor."""
     stealth = skill_check(fight.rng, actor, "Stealth")
     if fight.log is not None:
         fight.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
@@ -130,7 +134,7 @@ def hide(fight: FightState, actor: CombatantState) -> ActionResult:
         if seeing:
             fight.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
     actor.hidden_from = {e.id for e in unseeing if not _perception(fight, e, actor, stealth)}
-    return ActionResult("hide", True)
+    return succeeded("hide")
 
 
 def reveal(fight: FightState, actor: CombatantState, why: str) -> None:

@@ -2,16 +2,28 @@
 weapon once), the weapon chosen for them; the defensive stances (total defense,
 fighting defensively).
 
-``do_attack(fight, actor, action) -> ActionResult`` resolves the action on the
-:class:`engine.fight.FightState`; each swing is :func:`engine.attack.resolve_swing`,
-preceded by the attacks of opportunity a ranged attack from a threatened square
-provokes (:mod:`engine.aoo`) and followed by a firearm's misfire or a splash
-(:mod:`engine.weapons`).
+:func:`verify_attack` judges an attack or a full attack (target, weapon, the
+swings) on a :class:`~engine.fight.Situation` — the live fight or the
+Observation the menu reads — and ``do_attack(fight, actor, plan) ->
+ActionResult`` makes its swings on the :class:`engine.fight.FightState`: each is
+:func:`engine.attack.resolve_swing`, preceded by the attacks of opportunity a
+ranged attack from a threatened square provokes (:mod:`engine.aoo`) and
+followed by a firearm's misfire or a splash (:mod:`engine.weapons`).
 """
 
 from __future__ import annotations
 
-from engine.actions import ActionResult, AttackAction, FullAttackAction, Reason
+from dataclasses import dataclass
+
+from engine.actions import (
+    ActionResult,
+    AttackAction,
+    FightDefensivelyAction,
+    FullAttackAction,
+    Reason,
+    TotalDefenseAction,
+    succeeded,
+)
 from engine.aoo import provoke, threat_possible
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
@@ -21,60 +33,80 @@ from engine.attack import (
     resolve_swing,
 )
 from engine.creatures import AttackProfile
-from engine.fight import FightState
+from engine.fight import C, FightState, Situation
+from engine.maps import GameMap
 from engine.reach import attack_reason, weapon_for
 from engine.state import CombatantState
 from engine.weapons import after_swing
 
 
-def choose_weapon(
-    fight: FightState, actor: CombatantState, target: CombatantState, weapon_id: str | None
-) -> tuple[AttackProfile | None, str | None]:
-    if weapon_id is None:
-        return weapon_for(
-            fight.gmap, actor.pos, target.pos, actor.attacks, ks=actor.space, kt=target.space
-        )
-    for attack in actor.attacks:
-        if attack.id == weapon_id:
-            if (
-                attack_reason(fight.gmap, actor.pos, target.pos, attack, actor.space, target.space)
-                is None
-            ):
-                return attack, None
-            break
-    return None, Reason.WEAPON_UNAVAILABLE
+@dataclass(slots=True)
+class AttackPlan:
+    """What an accepted attack or full attack does: the swings, in order, of
+    each weapon with its iterative penalty, against ``target_id``."""
+
+    #: ``attack`` or ``full_attack``
+    kind: str
+    target_id: str
+    swings: tuple[tuple[AttackProfile, int], ...]
 
 
-def do_attack(
-    fight: FightState, actor: CombatantState, action: AttackAction | FullAttackAction
-) -> ActionResult:
-    target = fight.target(action.target_id)
+def verify_attack(
+    gmap: GameMap, s: Situation[C], actor: C, action: AttackAction | FullAttackAction
+) -> AttackPlan | Reason:
+    """Whether ``actor`` may make ``action`` now, with which swings, or why not:
+    the one judgement of the engine (:func:`do_attack`) and of the menu's
+    attack options.
+
+    The weapon is ``weapon_id`` if it can hit the target (else
+    ``weapon_unavailable``), or the first listed attack that can. A full attack
+    makes every iterative attack of that weapon, or, with a natural weapon,
+    every natural weapon that can reach the target once (SRD « Natural
+    Attacks »: never iteratives).
+    """
+    target = s.target(action.target_id)
     if target is None:
-        return ActionResult(action.kind, False, Reason.MISSING_TARGET)
+        return Reason.MISSING_TARGET
     if not target.active:
-        return ActionResult(action.kind, False, Reason.TARGET_DOWN)
-    attack, reason = choose_weapon(fight, actor, target, action.weapon_id)
-    if attack is None:
-        return ActionResult(action.kind, False, reason)
-    swings: list[tuple[AttackProfile, int]]
+        return Reason.TARGET_DOWN
+    start, cell, ks, kt = actor.cell, target.cell, actor.space, target.space
+    attack: AttackProfile | None = None
+    if action.weapon_id is None:
+        attack, reason = weapon_for(gmap, start, cell, actor.attacks, ks=ks, kt=kt)
+        if attack is None:
+            return reason or Reason.NO_WEAPON
+    else:
+        for a in actor.attacks:
+            if a.id == action.weapon_id:
+                if attack_reason(gmap, start, cell, a, ks, kt) is None:
+                    attack = a
+                break
+        if attack is None:
+            return Reason.WEAPON_UNAVAILABLE
+    swings: tuple[tuple[AttackProfile, int], ...]
     if action.kind == "full_attack" and attack.natural:
         # SRD « Natural Attacks »: a full attack uses every natural weapon
         # (those that can reach this target), each once, never iteratives.
-        swings = [
-            (a, 0)
-            for a in actor.attacks
-            if a.natural
-            and (
-                a is attack
-                or attack_reason(fight.gmap, actor.pos, target.pos, a, actor.space, target.space)
-                is None
-            )
-        ]
+        swings = tuple(
+            [
+                (a, 0)
+                for a in actor.attacks
+                if a.natural
+                and (a is attack or attack_reason(gmap, start, cell, a, ks, kt) is None)
+            ]
+        )
     elif action.kind == "full_attack":
-        swings = [(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)]
+        swings = tuple([(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)])
     else:
-        swings = [(attack, 0)]
-    for weapon, pen in swings:
+        swings = ((attack, 0),)
+    return AttackPlan(action.kind, target.id, swings)
+
+
+def do_attack(fight: FightState, actor: CombatantState, plan: AttackPlan) -> ActionResult:
+    """Make the swings of :func:`verify_attack`'s plan (each stops once the
+    target or the attacker is down, or the weapon broke)."""
+    target = fight.by_id[plan.target_id]
+    for weapon, pen in plan.swings:
         for _ in range(weapon.count):
             # a misfire breaks the firearm: its remaining shots are lost
             if not target.active or not actor.active or weapon.id in actor.weapon_broken:
@@ -91,17 +123,21 @@ def do_attack(
                 and (spec.firearm or spec.splash is not None)
             ):
                 after_swing(fight, actor, target, weapon, swing)
-    return ActionResult(action.kind, True)
+    return succeeded(plan.kind)
 
 
-def do_total_defense(fight: FightState, actor: CombatantState) -> ActionResult:
+def do_total_defense(
+    fight: FightState, actor: CombatantState, plan: TotalDefenseAction
+) -> ActionResult:
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
     actor.defense_ac_bonus = TOTAL_DEFENSE_AC
     fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
-    return ActionResult("total_defense", True)
+    return succeeded("total_defense")
 
 
-def do_fight_defensively(fight: FightState, actor: CombatantState) -> ActionResult:
+def do_fight_defensively(
+    fight: FightState, actor: CombatantState, plan: FightDefensivelyAction
+) -> ActionResult:
     """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
     actor.fighting_defensively = True
     actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
@@ -110,4 +146,4 @@ def do_fight_defensively(fight: FightState, actor: CombatantState) -> ActionResu
         f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
         f"+{FIGHT_DEFENSIVELY_AC} CA)",
     )
-    return ActionResult("fight_defensively", True)
+    return succeeded("fight_defensively")

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import math
 
-from engine.actions import ActionResult, Reason, RepairWeaponAction
+from engine.actions import ActionResult, Reason, RepairWeaponAction, succeeded
 from engine.attack import Swing, resist_energy
 from engine.creatures import AttackProfile
-from engine.fight import FightState
+from engine.fight import C, FightState, Situation
 from engine.life import apply_damage
 from engine.maps import Cell, GameMap
 from engine.rng import RollKind
@@ -75,28 +75,32 @@ def after_swing(
         scatter(fight, actor, target, attack)
 
 
-def repair_weapon(
-    fight: FightState, actor: CombatantState, action: RepairWeaponAction
-) -> ActionResult:
-    """Clear a broken weapon (a move action): ``weapon_id``, or the first broken one.
+def verify_repair(
+    gmap: GameMap, s: Situation[C], actor: C, action: RepairWeaponAction
+) -> AttackProfile | Reason:
+    """The broken weapon a ``repair_weapon`` clears: ``weapon_id``, or the first
+    broken one; or why not: the one judgement of the engine (:func:`do_repair`)
+    and of the menu's repair options.
 
     Unknown weapon: ``weapon_unavailable``; a weapon that is not broken (or no
     broken weapon at all): ``not_broken``.
     """
     weapons = actor.profile.attacks
+    broken = actor.weapon_broken
     if action.weapon_id is None:
-        weapon = next((a for a in weapons if a.id in actor.weapon_broken), None)
-        if weapon is None:
-            return ActionResult("repair_weapon", False, Reason.NOT_BROKEN)
-    else:
-        weapon = next((a for a in weapons if a.id == action.weapon_id), None)
-        if weapon is None:
-            return ActionResult("repair_weapon", False, Reason.WEAPON_UNAVAILABLE)
-        if weapon.id not in actor.weapon_broken:
-            return ActionResult("repair_weapon", False, Reason.NOT_BROKEN)
+        weapon = next((a for a in weapons if a.id in broken), None)
+        return Reason.NOT_BROKEN if weapon is None else weapon
+    weapon = next((a for a in weapons if a.id == action.weapon_id), None)
+    if weapon is None:
+        return Reason.WEAPON_UNAVAILABLE
+    return weapon if weapon.id in broken else Reason.NOT_BROKEN
+
+
+def do_repair(fight: FightState, actor: CombatantState, weapon: AttackProfile) -> ActionResult:
+    """Clear :func:`verify_repair`'s broken weapon (a move action)."""
     actor.weapon_broken = actor.weapon_broken - {weapon.id}
     fight.note(actor, f"répare {weapon.name}")
-    return ActionResult("repair_weapon", True)
+    return succeeded("repair_weapon")
 
 
 # -- splash weapons -----------------------------------------------------------

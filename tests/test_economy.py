@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import typing
+from pathlib import Path
 
 import pytest
 
 from engine import actions as A
+from engine import table as T
 from engine.economy import filter_plan
 
 
@@ -59,12 +62,41 @@ def test_staggered_keeps_one_move_or_standard_and_no_full_round():
     )
 
 
-def test_every_action_kind_has_a_slot_and_a_class():
-    kinds = set(typing.get_args(A.ActionKind))
-    assert kinds == set(A.SLOT_OF_KIND)
-    classes = {cls().kind for cls in typing.get_args(A.Action)}
-    assert classes == kinds
-    assert kinds >= A.IMPLEMENTED_KINDS
+def test_the_table_covers_the_action_union_once_per_kind():
+    classes = typing.get_args(A.Action)
+    kinds = [cls().kind for cls in classes]
+    assert len(set(kinds)) == len(kinds)  # each kind is declared by one class
+    assert [row.cls for row in T.ACTIONS.values()] == list(classes)
+    assert T.KINDS == tuple(kinds) == tuple(T.ACTIONS)
+    assert all(row.kind == kind for kind, row in T.ACTIONS.items())
+    assert tuple(T.SLOT_OF_KIND) == T.KINDS
+    assert set(T.KINDS) > T.IMPLEMENTED_KINDS
+    assert {"move", "5foot_step", "charge", "withdraw", "run"} == T.MOVEMENT_KINDS
+    for row in T.ACTIONS.values():  # a rule is judged and done, or neither
+        assert (row.verify is None) == (row.do is None) or row.kind == "delay"
+
+
+def _kind_lists(tree: ast.AST, kinds: set[str]) -> list[int]:
+    """Lines of the set, list, tuple or dict literals that name three kinds or more."""
+    found: list[int] = []
+    for node in ast.walk(tree):
+        items: list[ast.expr | None] = []
+        if isinstance(node, ast.Set | ast.List | ast.Tuple):
+            items = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            items = list(node.keys)
+        named = {i.value for i in items if isinstance(i, ast.Constant) and i.value in kinds}
+        if len(named) >= 3:
+            found.append(node.lineno)
+    return found
+
+
+def test_no_module_of_the_engine_lists_kinds_by_hand():
+    # the kinds are written in their classes; every list of them comes from the table
+    kinds = set(T.KINDS)
+    for path in sorted(Path("engine").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert _kind_lists(tree, kinds) == [], path
 
 
 def test_unimplemented_kinds_answer_unsupported_kind():
@@ -76,7 +108,7 @@ def test_unimplemented_kinds_answer_unsupported_kind():
     b = battle(gmap, [a, t])
     for cls in typing.get_args(A.Action):
         action = cls()
-        if action.kind in A.IMPLEMENTED_KINDS:
+        if action.kind in T.IMPLEMENTED_KINDS:
             continue
         res = b.dispatch(a, action)
         assert (res.kind, res.ok, res.reason) == (action.kind, False, "unsupported_kind")
@@ -89,4 +121,4 @@ def test_action_json_round_trip_and_schema():
     assert A.parse_action(data) == act
     schema = A.action_json_schema()
     assert schema["$id"] == "pf1e-sim/action@1"
-    assert set(schema["discriminator"]["mapping"]) == set(A.SLOT_OF_KIND)
+    assert sorted(schema["discriminator"]["mapping"]) == sorted(T.KINDS)

@@ -44,6 +44,7 @@ RULE_MODULES = frozenset(
         "state",
         "stealth",
         "strikes",
+        "table",
         "tumbling",
         "weapons",
     )

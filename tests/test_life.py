@@ -5,7 +5,7 @@ from __future__ import annotations
 from builders import Plan, battle, make_map, make_profile, melee, state
 
 from engine.actions import AttackAction, FullAttackAction, MoveAction
-from engine.life import apply_damage, stabilization_check, update_state
+from engine.life import apply_damage, dying_turn, stabilization_check, update_state
 from engine.rng import ScriptedDice
 
 ROW = make_map(["........"])
@@ -119,7 +119,7 @@ def test_dying_turn_is_a_stabilization_check_in_the_fight_loop():
     )
     b.fight.round = 0
     b.fight.order = [a]
-    b._dying_turn(a)
+    dying_turn(b.fight, a)
     assert a.hp == -3
     assert (
         b.fight.log[-1][2]

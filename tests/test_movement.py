@@ -143,6 +143,18 @@ def test_charge_needs_line_of_effect_and_a_melee_weapon():
     assert b.dispatch(a, ChargeAction(target_id="t")).reason == "no_weapon"
 
 
+def test_a_withdraw_in_the_surprise_round_is_restricted_to_the_speed():
+    # SRD « Withdraw »: limited to a standard action (the surprise round), one
+    # moves up to its speed, not twice it; the menu plans the same path
+    lane = make_map(["." * 20])
+    for rnd, end in ((0, 8), (1, 14)):
+        b, (a, _t) = setup(lane, ("a", "A", (0, 2), {}), ("t", "B", (0, 1), {}))
+        b.fight.round = rnd
+        withdraw = next(o for o in b.observe(a).legal_options if o.id == "withdraw")
+        assert b.dispatch(a, WithdrawAction()).ok
+        assert a.pos == lane.cell(0, end) == withdraw.path[-1]
+
+
 def test_withdraw_moves_away_from_the_nearest_enemy():
     b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 4), {}), ("t", "B", (0, 2), {}))
     assert b.dispatch(a, WithdrawAction()).ok

@@ -1,4 +1,5 @@
-"""The legal-options menu: stable ids, and choosing any option is never rejected."""
+"""The legal-options menu: stable ids, and choosing any option is never rejected (the
+menu against the engine's own ``verify`` of every kind: ``test_conformance.py``)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,11 @@ import random
 
 from builders import make_map, make_profile, melee, ranged
 
-from engine.actions import (
-    AidAnotherAction,
-    ChargeAction,
-    HideAction,
-    MoveAction,
-    Reason,
-    TurnPlan,
-)
-from engine.battle import Battle
+from engine.actions import TurnPlan
 from engine.creatures import load_combatant
 from engine.encounter import build_encounter
-from engine.grid import Path
 from engine.maps import load_map
-from engine.moves import verify_charge, verify_move
-from engine.readiness import AidPlan, verify_aid
-from engine.rng import SeededRng
 from engine.runner import play_fight
-from engine.stealth import verify_hide
 
 #: not a refusal: the actor fell mid-plan (an attack of opportunity during its move)
 FELL = "actor_down"
@@ -111,62 +99,3 @@ def test_option_ids_are_stable_for_the_same_situation():
         play_fight(enc, 3, {"players": spy, "monsters": spy})
     assert menus[0] == menus[1] and menus[0]
     assert menus[0][0][0].startswith(("full_attack:", "attack:", "charge:", "move"))
-
-
-def _big_and_small_tumblers():
-    """Large creatures (one with a reach weapon), Tiny ones and Medium ones, all
-    trained in Acrobatics, around two pillars of wall."""
-    acro = {"skills": {"Acrobatics": {"rank": 3}}}
-    gmap = make_map(
-        ["." * 12] * 4 + ["...#..#....."] * 2 + ["." * 12] * 4,
-        zones=["A" * 12] * 2 + ["." * 12] * 6 + ["B" * 12] * 2,
-        deployment={"west": "A", "east": "B"},
-    )
-    ogre = make_profile(name="Ogre", size="Large", hp_max=40, **acro)
-    glaive = melee("glaive", reach_weapon=True)
-    pike = make_profile(name="Pike", size="Large", hp_max=30, attacks=[glaive], **acro)
-    bite = melee("bite", dmg="1d3", natural=True)
-    rat = make_profile(name="Rat", size="Tiny", hp_max=6, attacks=[bite], **acro)
-    guard = make_profile(name="Guard", hp_max=25, **acro)
-    return build_encounter(gmap, [("west", [ogre, rat, guard]), ("east", [pike, guard, rat])])
-
-
-def test_the_menus_move_tumble_charge_and_aid_are_what_the_engine_verifies():
-    # the menu builds these options with the engine's own verify_x functions:
-    # asked on the live fight state, they accept each option with the same path
-    enc = _big_and_small_tumblers()
-    seen: set[str] = set()
-    for seed in range(12):
-        policy = RandomOption(seed)
-        battle: list[Battle] = []
-
-        class Checker:
-            def __init__(self, policy: RandomOption, battle: list[Battle]) -> None:
-                self.policy, self.battle = policy, battle
-
-            def decide(self, obs):
-                fight = self.battle[0].fight
-                me = fight.by_id[obs.acting_id]
-                for option in obs.legal_options:
-                    first = option.actions[0]
-                    if isinstance(first, MoveAction):
-                        walked = verify_move(fight.gmap, fight, me, first)
-                        assert isinstance(walked, Path) and walked.cells == option.path, option
-                    elif isinstance(first, ChargeAction):
-                        res = verify_charge(fight.gmap, fight, me, first.target_id, first.weapon_id)
-                        assert res.ok and res.path is not None and res.path.cells == option.path
-                    elif isinstance(first, HideAction):
-                        assert not isinstance(verify_hide(fight.gmap, fight, me), Reason)
-                    elif isinstance(first, AidAnotherAction):
-                        plan = verify_aid(fight.gmap, fight, me, first.target_id, first.opponent_id)
-                        assert isinstance(plan, AidPlan), option
-                    else:
-                        continue
-                    seen.add(option.id.split(":")[0])
-                return self.policy.decide(obs)
-
-        sides = dict.fromkeys(enc.sides, Checker(policy, battle))
-        battle.append(Battle(enc.gmap, enc.fresh_states(), enc.sides, SeededRng(seed), sides))
-        battle[0].run()
-        assert policy.rejected == []
-    assert {"tumble", "charge", "move", "move_attack", "aid_another", "hide"} <= seen

@@ -82,8 +82,10 @@ def test_size_and_ranks_count_and_hiding_again_rolls_afresh():
 
 def test_hide_in_plain_sight_is_refused_without_a_die():
     b, h, _o, _p = _scene({}, hider_at=(0, 4), o_at=(0, 0), p_at=(2, 4))
+    h.hidden_from = {"p"}
     res = b.dispatch(h, HideAction())
     assert (res.kind, res.ok, res.reason) == ("hide", False, "in_plain_sight")
+    assert h.hidden_from == set()  # a refused hide leaves it hidden from no one
 
 
 def test_hide_is_a_move_action_in_the_budget():
