@@ -23,6 +23,7 @@ from harness.cli.common import (
     emit,
     input_files,
     interrupted,
+    started,
 )
 from harness.cli.config import load_setup
 
@@ -175,6 +176,7 @@ def experiment_cmd(
         saved = sum(key[1] - key[0] for key in book.done)
         if saved:
             sys.stderr.write(f"Reprise : {saved} combats par bras lus dans {checkpoint}.\n")
+    started()
     try:
         with Progress((most or config.runs) * len(arms)) as bar:
             result = run_experiment(
