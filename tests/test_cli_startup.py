@@ -107,7 +107,8 @@ def test_the_lazy_modules_are_still_imported_when_they_are_used() -> None:
 def test_the_help_imports_neither_the_engine_nor_pydantic() -> None:
     code, modules = _modules_after(["--help"])
     assert code == 0
-    heavy = ("pydantic", "yaml", "policies", "engine.creatures", "engine.battle", "harness.parallel")
+    heavy = ("pydantic", "yaml", "policies", "engine.creatures", "engine.battle",
+             "harness.parallel")  # fmt: skip
     assert [name for name in heavy if _imported(modules, name)] == []
 
 
@@ -119,7 +120,8 @@ real = harness.parallel.simulate
 before = sum(s["collections"] for s in gc.get_stats())
 def spy(*args, **kwargs):
     during = sum(s["collections"] for s in gc.get_stats())
-    seen = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(), "collections": during - before}
+    seen = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+            "collections": during - before}
     sys.stderr.write(json.dumps(seen) + "\\n")
     return real(*args, **kwargs)
 harness.parallel.simulate = spy
