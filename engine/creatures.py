@@ -26,7 +26,7 @@ from engine.checks import BonusType, Modifier
 from engine.dice import DiceExpr, compile_dice
 from engine.errors import DataError, suggestion
 from engine.space import VERY_SMALL, space_of
-from engine.validation import StrictModel, load_json, read_text, validate
+from engine.validation import StrictModel, empty_dict, empty_list, load_json, read_text, validate
 
 Size = Literal[
     "Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"
@@ -329,7 +329,7 @@ class Saves(StrictModel):
 
 class DamageComponent(StrictModel):
     formula: str
-    types: list[str] = Field(default_factory=list)
+    types: list[str] = Field(default_factory=empty_list)
 
     @field_validator("formula")
     @classmethod
@@ -485,25 +485,25 @@ class Combatant(StrictModel):
     aware: bool = True
     #: conditions that last the whole fight (permanent blur, invisibility…)
     conditions: list[Literal["blurred", "displaced", "invisible", "blinded"]] = Field(
-        default_factory=list
+        default_factory=empty_list
     )
     alignment: Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"] = "N"
     creature_type: str | None = None
     spell_resistance: int | None = Field(default=None, ge=0)
-    resistances: dict[str, int] = Field(default_factory=dict)
-    immunities: list[str] = Field(default_factory=list)
-    spell_slots: dict[str, int] = Field(default_factory=dict)
-    spells: list[str] = Field(default_factory=list)
+    resistances: dict[str, int] = Field(default_factory=empty_dict)
+    immunities: list[str] = Field(default_factory=empty_list)
+    spell_slots: dict[str, int] = Field(default_factory=empty_dict)
+    spells: list[str] = Field(default_factory=empty_list)
     casting_ability: Literal["int", "wis", "cha"] | None = None
-    metamagic_feats: list[str] = Field(default_factory=list)
+    metamagic_feats: list[str] = Field(default_factory=empty_list)
     arcane_caster: bool = False
     armor_spell_failure: int = Field(default=0, ge=0, le=100)
-    features: list[str] = Field(default_factory=list)
-    skills: dict[str, SkillEntry] = Field(default_factory=dict)
-    resources: dict[str, int] = Field(default_factory=dict)
-    carried_items: list[str] = Field(default_factory=list)
+    features: list[str] = Field(default_factory=empty_list)
+    skills: dict[str, SkillEntry] = Field(default_factory=empty_dict)
+    resources: dict[str, int] = Field(default_factory=empty_dict)
+    carried_items: list[str] = Field(default_factory=empty_list)
     summon_duration: int | None = Field(default=None, ge=0)
-    attacks: list[AttackSpec] = Field(default_factory=list)
+    attacks: list[AttackSpec] = Field(default_factory=empty_list)
 
     @field_validator("creature_type")
     @classmethod

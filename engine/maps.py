@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from engine.errors import DataError
-from engine.validation import StrictModel, load_yaml, read_text, validate
+from engine.validation import StrictModel, empty_dict, load_yaml, read_text, validate
 
 #: Internal cell index: ``row * width + col``.
 Cell = int
@@ -56,8 +56,8 @@ class MapFile(StrictModel):
     legend: dict[str, LegendEntry]
     elevation: str | None = None
     zones: str | None = None
-    markers: dict[str, list[int]] = Field(default_factory=dict)
-    deployment: dict[str, str] = Field(default_factory=dict)
+    markers: dict[str, list[int]] = Field(default_factory=empty_dict)
+    deployment: dict[str, str] = Field(default_factory=empty_dict)
 
     @field_validator("legend")
     @classmethod

@@ -34,7 +34,7 @@ from engine.checks import (
     SumDice,
 )
 from engine.errors import DataError, suggestion
-from engine.validation import StrictModel, load_yaml, read_text, validate
+from engine.validation import StrictModel, empty_dict, empty_list, load_yaml, read_text, validate
 
 PACK_DIR = Path(__file__).resolve().parent / "packs"
 DEFAULT_PACK = "pf1e"
@@ -73,15 +73,15 @@ Naturals = list[int | NaturalSpec]
 
 
 class NaturalRules(StrictModel):
-    success: Naturals = Field(default_factory=list)
-    failure: Naturals = Field(default_factory=list)
+    success: Naturals = Field(default_factory=empty_list)
+    failure: Naturals = Field(default_factory=empty_list)
     #: margin of a result whose outcome a natural rule forced (seed 004: 0)
     forced_margin: int | None = None
 
 
 class CriticalRules(StrictModel):
-    success: Naturals = Field(default_factory=list)
-    failure: Naturals = Field(default_factory=list)
+    success: Naturals = Field(default_factory=empty_list)
+    failure: Naturals = Field(default_factory=empty_list)
 
 
 class AdvantageSpec(StrictModel):
@@ -109,7 +109,7 @@ class MechanicSpec(StrictModel):
     critical: CriticalRules | None = None
     advantage: AdvantageSpec | None = None
     bonus_dice: BonusDiceSpec | None = None
-    levels: list[LevelSpec] = Field(default_factory=list)
+    levels: list[LevelSpec] = Field(default_factory=empty_list)
 
     @field_validator("dice")
     @classmethod
@@ -141,13 +141,13 @@ class PackSpec(StrictModel):
     id: str = Field(min_length=1, max_length=40)
     name: str = Field(min_length=1, max_length=80)
     description: str = ""
-    sources: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=empty_list)
     mechanics: dict[str, MechanicSpec]
     checks: dict[str, str]
     difficulty: DifficultySpec | None = None
-    dcs: dict[str, int] = Field(default_factory=dict)
+    dcs: dict[str, int] = Field(default_factory=empty_dict)
     proportional: ProportionalSpec | None = None
-    skills: dict[str, str] = Field(default_factory=dict)
+    skills: dict[str, str] = Field(default_factory=empty_dict)
 
     @field_validator("skills")
     @classmethod

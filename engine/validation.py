@@ -38,6 +38,23 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+# The default factories of content model fields. pydantic reads the signature of
+# every ``default_factory``; for a builtin such as ``list`` that means parsing its
+# text signature with ``tokenize``, whose first use compiles a large regular
+# expression: about 20 M instructions of each start-up, which a Python function
+# does not cost (``tests/test_cli_startup.py``).
+
+
+def empty_list() -> list[Any]:
+    """A new empty list (``Field(default_factory=empty_list)``)."""
+    return []
+
+
+def empty_dict() -> dict[Any, Any]:
+    """A new empty dict (``Field(default_factory=empty_dict)``)."""
+    return {}
+
+
 def _is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 

@@ -15,11 +15,9 @@ combatant in deployment order) and are rebuilt in each process.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +29,8 @@ from engine.stats import Tally
 from policies.registry import HEURISTIC, PolicySpec, build_policy
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     # the LLM policy (jinja2, pydantic models) is imported only when one plays
     from policies.llm import ChatModel, Telemetry
 
@@ -236,6 +236,10 @@ def simulate(
                 progress(i)
         outcome.telemetry = chosen.telemetry()
         return outcome
+    # several processes: multiprocessing and the pool are imported only then
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     workers = min(workers, runs)
     uses_llm = any(spec.kind == "llm" for spec in specs)
     if not uses_llm and "fork" in multiprocessing.get_all_start_methods():
@@ -293,6 +297,9 @@ def _simulate_forked(
     rest = runs - warm
     if rest <= 0:
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     bounds = _chunks(warm, runs, workers)
     pool = ProcessPoolExecutor(
         max_workers=max(1, workers - 1),

@@ -5,6 +5,8 @@ providers, jinja2 prompts, the narrator, HTML, encounter-file, script and
 strategy models, sweeps and experiments) is imported where it is used, not when
 the CLI starts; ``bench/bench_instructions.py --startup`` counts what is left.
 Each case runs in a fresh interpreter, so that no other test's imports count.
+The start-up also runs without the garbage collector (``harness.cli.entry``),
+and pydantic reads no builtin's signature (content models' default factories).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ LAZY = (
     "harness.checkpoint",
     "harness.rolls",
     "engine.schemas",
+    # one process plays: no pool
+    "multiprocessing",
+    "concurrent.futures",
+    # a report without unprintable characters is written as it is
+    "policies.answers",
 )
 
 PROGRAM = """
@@ -95,3 +102,74 @@ def test_the_lazy_modules_are_still_imported_when_they_are_used() -> None:
         [*QUICK, "--runs", "1", "--policy", "players=strategy:data/strategies/focus_dangerous.yaml"]
     )
     assert code == 0 and "policies.strategy" in modules and "jinja2" not in modules
+
+
+def test_the_help_imports_neither_the_engine_nor_pydantic() -> None:
+    code, modules = _modules_after(["--help"])
+    assert code == 0
+    heavy = ("pydantic", "yaml", "policies", "engine.creatures", "engine.battle",
+             "harness.parallel")  # fmt: skip
+    assert [name for name in heavy if _imported(modules, name)] == []
+
+
+GC_PROGRAM = """
+import gc, json, sys
+import harness.parallel
+from harness.cli import entry
+real = harness.parallel.simulate
+before = sum(s["collections"] for s in gc.get_stats())
+def spy(*args, **kwargs):
+    during = sum(s["collections"] for s in gc.get_stats())
+    seen = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+            "collections": during - before}
+    sys.stderr.write(json.dumps(seen) + "\\n")
+    return real(*args, **kwargs)
+harness.parallel.simulate = spy
+sys.argv = ["pf1e-sim", *json.loads(sys.argv[1])]
+entry()
+"""
+
+
+def test_the_start_up_runs_without_collections_and_the_fights_with_them() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", GC_PROGRAM, json.dumps([*QUICK, "--runs", "2"])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+        timeout=120,
+    )
+    seen = json.loads(proc.stderr.splitlines()[-1])
+    # nothing collected between the entry point and the fights; the fights run with
+    # the collector on, the start-up's objects frozen
+    assert seen["collections"] == 0
+    assert seen["enabled"] and seen["frozen"] > 10_000
+    assert "Rapport d'équilibrage" in proc.stdout
+
+
+def test_no_engine_content_model_has_a_builtin_default_factory() -> None:
+    """``Field(default_factory=list)`` makes pydantic tokenize ``list``'s text
+    signature, which compiles a large regular expression at every start-up: the
+    engine's models use ``engine.validation.empty_list`` / ``empty_dict``."""
+    import engine.creatures
+    import engine.maps
+    import engine.packs
+    from engine.validation import StrictModel
+
+    assert engine.creatures and engine.maps and engine.packs
+    models: list[type[StrictModel]] = []
+    todo = [StrictModel]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            models.append(sub)
+            todo.append(sub)
+    engine_models = [m for m in models if m.__module__.startswith("engine.")]
+    assert len(engine_models) > 15
+    builtin = [
+        f"{m.__module__}.{m.__name__}.{name}"
+        for m in engine_models
+        for name, info in m.model_fields.items()
+        if getattr(info.default_factory, "__module__", None) == "builtins"
+    ]
+    assert builtin == []

@@ -8,6 +8,7 @@ body (see ``docs/architecture.md``, « CLI »).
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,7 +17,6 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from harness.output import check_output, write_atomic
-from policies.answers import clean_text
 
 if TYPE_CHECKING:
     from harness.encounter_file import LoadedEncounter
@@ -31,7 +31,27 @@ def emit(text: str) -> None:
     """Write what a user reads on stdout, without control characters or terminal
     escapes (names and texts come from files and models; JSON output is escaped
     by its encoder and written as is)."""
-    sys.stdout.write(clean_text(text, newlines=True))
+    if not text.replace("\n", "").isprintable():
+        # newlines aside, every character ``clean_text`` removes or replaces is
+        # unprintable: a text without any comes back unchanged, so a report of
+        # thousands of characters is not cleaned one character at a time
+        from policies.answers import clean_text
+
+        text = clean_text(text, newlines=True)
+    sys.stdout.write(text)
+
+
+def started() -> None:
+    """The start-up is over, the fights begin: turn the garbage collector back on.
+
+    :func:`harness.cli.entry` turns it off for the start-up; what the start-up
+    built is frozen (``gc.freeze``: never scanned again, as it lives until the
+    end). Where the collector is on (the tests call :func:`harness.cli.main.main`
+    directly), nothing changes.
+    """
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def _french_rich_help() -> None:

@@ -1,17 +1,22 @@
 """The fights a command plays: the encounter (from ``--map``/``--side`` or an
 encounter file, read once), one policy per combatant, and the run settings
-merged from the file and the flags.
+(those of every command and those of ``experiment``) merged from the file and
+the flags in one place, :meth:`RunConfig.merge`.
 
->>> file = RunConfig(runs=200, seed=7, round_cap=30, simple_monster_death=True)
->>> file.merge(runs=50, seed=None)
-RunConfig(runs=50, seed=7, round_cap=30, simple_monster_death=True)
+>>> file = RunConfig(runs=200, seed=7, round_cap=30, simple_monster_death=True, side="players")
+>>> merged = file.merge(runs=50, seed=None, level=0.01)
+>>> merged.runs, merged.seed, merged.round_cap, merged.simple_monster_death
+(50, 7, 30, True)
+>>> merged.side, merged.level, merged.target_width
+('players', 0.01, None)
 >>> RunConfig().merge(simple_monster_death=True).simple_monster_death
 True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from harness.cli.common import SIDE_SEP, UserError
@@ -26,7 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class RunConfig:
-    """How many fights, from which seed, under which cap and death rule."""
+    """How many fights, from which seed, under which cap and death rule; for
+    ``experiment``, which side's arms are compared and how it stops."""
 
     #: fights played (per arm, per cell)
     runs: int = 1000
@@ -36,6 +42,16 @@ class RunConfig:
     round_cap: int = 100
     #: monsters die at 0 hit points
     simple_monster_death: bool = False
+    #: experiment: the side whose policy changes (``None``: not given)
+    side: str | None = None
+    #: experiment: the arms, (name, policy) in order, the first the baseline
+    arms: tuple[tuple[str, PolicySpec], ...] = ()
+    #: experiment: the level of the test
+    level: float = 0.05
+    #: experiment: adaptive stopping's interval width (``None``: fixed runs)
+    target_width: float | None = None
+    #: experiment: adaptive stopping's most runs per arm
+    max_runs: int | None = None
 
     def merge(
         self,
@@ -43,6 +59,12 @@ class RunConfig:
         seed: int | None = None,
         round_cap: int | None = None,
         simple_monster_death: bool = False,
+        *,
+        side: str | None = None,
+        arms: Sequence[tuple[str, PolicySpec]] | None = None,
+        level: float | None = None,
+        target_width: float | None = None,
+        max_runs: int | None = None,
     ) -> RunConfig:
         """These values with the flags laid over them: a flag that was given (not
         ``None``; a switch that is on) wins."""
@@ -51,6 +73,11 @@ class RunConfig:
             self.seed if seed is None else seed,
             self.round_cap if round_cap is None else round_cap,
             simple_monster_death or self.simple_monster_death,
+            self.side if side is None else side,
+            self.arms if arms is None else tuple(arms),
+            self.level if level is None else level,
+            self.target_width if target_width is None else target_width,
+            self.max_runs if max_runs is None else max_runs,
         )
 
 
@@ -95,6 +122,10 @@ def load_setup(
         by_side = {name: [spec for _, spec in members] for name, members in loaded.sides}
         specs = _specs_in_placement_order(encounter, by_side, overrides)
         config = RunConfig(loaded.runs, loaded.seed, loaded.round_cap, loaded.simple_monster_death)
+        if loaded.experiment is not None:
+            exp = loaded.experiment
+            config = replace(config, side=exp.side, arms=exp.arms, level=exp.level,
+                             target_width=exp.target_width, max_runs=exp.max_runs)  # fmt: skip
         return Setup(encounter, specs, loaded.map_path, dict(listed), config, loaded)
     if map_path is None:
         raise UserError("option obligatoire manquante : --map (ou --encounter)")

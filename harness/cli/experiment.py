@@ -23,6 +23,7 @@ from harness.cli.common import (
     emit,
     input_files,
     interrupted,
+    started,
 )
 from harness.cli.config import load_setup
 
@@ -122,38 +123,29 @@ def experiment_cmd(
     from harness.checkpoint import Checkpoint, fingerprint
     from harness.experiment import Arm, render_experiment, run_experiment
     from harness.output import write_json
-    from policies.registry import parse_policy_spec
 
     setup = load_setup(None, None, encounter_path, None)
     assert setup.file is not None
-    loaded = setup.file.experiment
-    side = for_side or (loaded.side if loaded is not None else None)
+    # the file's values (its « experiment » section) with the flags laid over them
+    config = setup.config.merge(
+        runs, seed, round_cap, simple_monster_death, side=for_side or None, level=level,
+        target_width=target_width, max_runs=max_runs,
+    )  # fmt: skip
+    side = config.side
     if side is None:
         raise UserError("experiment : donnez le camp comparé (--for-side) ou une section "
                         "« experiment » dans le fichier de rencontre")  # fmt: skip
     if side not in setup.encounter.sides:
         names = ", ".join(f"« {n} »" for n in setup.encounter.sides)
         raise UserError(f"--for-side : camp inconnu « {side} » (camps : {names})")
-    arms: list[Arm] = []
-    if arm:
-        for raw in arm:
-            name, sep, policy = raw.partition("=")
-            if not sep:
-                name, policy = raw, raw
-            if not name or not policy:
-                raise UserError(f"--arm attend [NOM=]POLITIQUE, reçu « {raw} »")
-            if any(a.name == name for a in arms):
-                raise UserError(f"--arm : le bras « {name} » est donné deux fois")
-            arms.append(Arm(name, parse_policy_spec(policy)))
-    elif loaded is not None:
-        arms = [Arm(name, spec) for name, spec in loaded.arms]
+    if arm:  # read once the side is known to be right, as they may name files
+        config = config.merge(arms=_parse_arms(arm))
+    arms = [Arm(name, spec) for name, spec in config.arms]
     if len(arms) < 2:
         raise UserError("experiment : il faut au moins deux bras (--arm, à répéter)")
-    target = target_width if target_width is not None else (loaded and loaded.target_width)
-    most = max_runs if max_runs is not None else (loaded and loaded.max_runs)
+    target, most = config.target_width, config.max_runs
     if most is not None and target is None:
         raise UserError("--max-runs n'a de sens qu'avec l'arrêt adaptatif (--target-width)")
-    config = setup.config.merge(runs, seed, round_cap, simple_monster_death)
     if target is not None and most is None:
         most = 10 * config.runs
     check_outputs(json_path)  # a bad path must not cost the fights
@@ -175,6 +167,7 @@ def experiment_cmd(
         saved = sum(key[1] - key[0] for key in book.done)
         if saved:
             sys.stderr.write(f"Reprise : {saved} combats par bras lus dans {checkpoint}.\n")
+    started()
     try:
         with Progress((most or config.runs) * len(arms)) as bar:
             result = run_experiment(
@@ -186,7 +179,7 @@ def experiment_cmd(
                 seed=config.seed,
                 round_cap=config.round_cap,
                 monsters_die_at_zero=config.simple_monster_death,
-                level=level if level is not None else (loaded.level if loaded else 0.05),
+                level=config.level,
                 workers=workers,
                 target_width=target,
                 max_runs=most,
@@ -205,6 +198,23 @@ def experiment_cmd(
     sys.stdout.flush()
     if json_path is not None:
         write_json(json_path, data)
+
+
+def _parse_arms(values: list[str]) -> list[tuple[str, PolicySpec]]:
+    """The ``--arm [NAME=]POLICY`` flags, in order (the policy's name when none is given)."""
+    from policies.registry import parse_policy_spec
+
+    arms: list[tuple[str, PolicySpec]] = []
+    for raw in values:
+        name, sep, policy = raw.partition("=")
+        if not sep:
+            name, policy = raw, raw
+        if not name or not policy:
+            raise UserError(f"--arm attend [NOM=]POLITIQUE, reçu « {raw} »")
+        if any(known == name for known, _ in arms):
+            raise UserError(f"--arm : le bras « {name} » est donné deux fois")
+        arms.append((name, parse_policy_spec(policy)))
+    return arms
 
 
 def _spec_key(spec: PolicySpec) -> list[str | None]:

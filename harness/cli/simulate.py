@@ -23,6 +23,7 @@ from harness.cli.common import (
     emit,
     narrate_report,
     narrator_up_front,
+    started,
     write_html,
 )
 from harness.cli.config import load_setup
@@ -190,6 +191,7 @@ def simulate_cmd(
         policy_set = PolicySet(specs, model)
     check_outputs(json_path, html_path, record)  # a bad path must not cost the fights
     narrator = narrator_up_front(narrator_model) if narrate else None
+    started()
     with Progress(config.runs) as bar:
         outcome = simulate(
             encounter,

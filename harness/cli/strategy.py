@@ -9,7 +9,6 @@ import typer
 
 from harness.cli.common import BaseUrlOption, FrenchCommand, FrenchGroup, UserError, app, emit
 from harness.output import check_output, write_atomic
-from policies.answers import clean_text
 
 strategy_app = typer.Typer(
     name="strategy",
@@ -68,6 +67,7 @@ def strategy_compile_cmd(
     ] = None,
 ) -> None:
     from harness.strategy_compile import compile_cached, render, roster_of
+    from policies.answers import clean_text
     from policies.strategy_compile import describe_strategy
 
     if base_url is not None:

@@ -20,6 +20,7 @@ from harness.cli.common import (
     emit,
     input_files,
     interrupted,
+    started,
 )
 from harness.cli.config import load_setup
 from harness.output import write_atomic
@@ -146,6 +147,7 @@ def sweep_cmd(
         sys.stderr.write(f"Reprise : {len(book.done)} case{'s' if len(book.done) > 1 else ''} "
                          f"sur {total} lue{'s' if len(book.done) > 1 else ''} dans "
                          f"{checkpoint}.\n")  # fmt: skip
+    started()
     try:
         with Progress(config.runs * total) as bar:
             result = run_sweep(
