@@ -173,3 +173,32 @@ def test_no_engine_content_model_has_a_builtin_default_factory() -> None:
         if getattr(info.default_factory, "__module__", None) == "builtins"
     ]
     assert builtin == []
+
+
+ROLL_GC_PROGRAM = """
+import gc, sys
+import harness.cli.roll
+real = harness.cli.roll.emit
+def spy(*args, **kwargs):
+    sys.stderr.write(f"enabled={gc.isenabled()}\\n")
+    return real(*args, **kwargs)
+harness.cli.roll.emit = spy
+from harness.cli import entry
+sys.argv = ["pf1e-sim", "roll", "+2 vs 10", "--seed", "1"]
+entry()
+"""
+
+
+def test_a_command_without_fights_runs_with_the_collector_on() -> None:
+    """``roll`` (as ``report`` or ``strategy``, which may run a model) turns the
+    collector back on when it is dispatched: only the start-up runs without it."""
+    proc = subprocess.run(
+        [sys.executable, "-c", ROLL_GC_PROGRAM],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+        timeout=120,
+    )
+    assert "enabled=True" in proc.stderr

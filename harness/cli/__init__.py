@@ -12,8 +12,8 @@ def entry() -> None:  # pragma: no cover - exercised through the console script
     thousand objects that live until the process ends and makes no garbage
     worth collecting, so the cyclic garbage collector is off until a command
     starts its fights (:func:`harness.cli.common.started` freezes what the
-    start-up built and turns it back on); a command without fights ends
-    without it. This module imports nothing, so the whole start-up runs
+    start-up built and turns it back on); a command without fights turns it
+    back on as soon as it is dispatched. This module imports nothing, so the whole start-up runs
     without collections.
     """
     import gc

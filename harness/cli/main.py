@@ -19,7 +19,7 @@ import click
 import typer
 
 from engine.errors import Pf1eSimError
-from harness.cli.common import PROG, SIDE_SEP, UserError, app
+from harness.cli.common import PROG, SIDE_SEP, UserError, app, started
 
 #: the module of each command, in the order of ``--help`` (the ``strategy`` group last)
 COMMAND_MODULES = {
@@ -108,10 +108,16 @@ def _french_usage(err: click.ClickException) -> str:
     return f"ligne de commande invalide ({message})"
 
 
+#: the commands that turn the garbage collector back on themselves, when their fights begin
+_FIGHT_COMMANDS = frozenset(("simulate", "experiment", "sweep"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point. Returns the exit status (also used by the tests)."""
     args = _prepare(list(sys.argv[1:] if argv is None else argv))
     _register(args[0])
+    if args[0] in COMMAND_MODULES and args[0] not in _FIGHT_COMMANDS:
+        started()  # no fights to wait for (a model may run): the collector is back on
     command = typer.main.get_group(app)  # a group even when one command is registered
     try:
         code = command.main(args=args, prog_name=PROG, standalone_mode=False)
