@@ -48,6 +48,7 @@ from engine.actions import (
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
+from engine.effects import Moment
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import lose_hp, stabilization_check
 from engine.maps import GameMap
@@ -316,6 +317,9 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
+        effects = actor.effects
+        if effects.timers:  # the one duration mechanism (engine.effects)
+            effects.tick(Moment.TURN_START)
         actor.charging = False
         actor.moved_this_turn = False
         actor.defense_ac_bonus = 0
@@ -386,6 +390,8 @@ class Battle:
         fight.acting = None
         if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
             actor.immediate_used = False
+            if effects.timers:
+                effects.tick(Moment.TURN_END)
         return delayed
 
     def _do_delay(self, actor: CombatantState, action: DelayAction, *, first: bool) -> ActionResult:

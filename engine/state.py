@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from engine.actions import ActionResult
 from engine.checks import RollRecord
 from engine.creatures import AttackProfile, CombatantProfile
+from engine.effects import Effects
 from engine.maps import Cell
 
 
@@ -61,6 +62,8 @@ class CombatantState:
     #: delayed its turn this round (a second delay is refused)
     delayed: bool = False
     initiative_roll: RollRecord | None = None
+    #: its conditions and passing modifiers, with their durations (:mod:`engine.effects`)
+    effects: Effects = field(default_factory=Effects)
     #: charged on its last turn: −2 AC until the start of its next turn
     charging: bool = False
     #: dodge bonus to AC until the start of its next turn (total defense +4,
@@ -159,6 +162,12 @@ class CombatantState:
         if not self.weapon_broken:
             return self.profile.attacks
         return tuple(a for a in self.profile.attacks if a.id not in self.weapon_broken)
+
+    @property
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects (what the rules
+        shared with the Observation's views read; hot paths read ``effects.cond``)."""
+        return self.effects.cond
 
     @property
     def threat_reach_ft(self) -> int:
