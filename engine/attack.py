@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
+from engine.effects import MELEE_AC, RANGED_AC, Cond, Effect, Moment, on_ac
 from engine.fight import FightState
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
@@ -38,6 +39,10 @@ _MISS_CHANCE = RollKind.MISS_CHANCE
 
 CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
+#: SRD « Charge »: −2 AC until the start of the charger's next turn
+CHARGE_EFFECT = Effect(
+    "charge", on_ac(Modifier(-CHARGE_AC_PENALTY, "charge")), Cond.CHARGING, ends=Moment.TURN_START
+)
 HIGH_GROUND_BONUS = 1
 ITERATIVE_STEP = -5
 #: SRD « Natural Attacks »: secondary natural attacks (−2 with Multiattack)
@@ -405,9 +410,11 @@ def target_ac(
     if cover:
         ac += cover
         notes.append(f"abri +{cover}")
-    if target.charging:
-        ac -= CHARGE_AC_PENALTY
-        notes.append(f"charge -{CHARGE_AC_PENALTY}")
+    effects = target.effects
+    if effects.items:  # its effects' AC modifiers, stacked (engine.effects)
+        for mod in effects.breakdown(MELEE_AC if attack.is_melee else RANGED_AC):
+            ac += mod.value
+            notes.append(f"{mod.source} {mod.value:+d}")
     if target.prone:
         delta = PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
         ac += delta

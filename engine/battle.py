@@ -320,7 +320,6 @@ class Battle:
         effects = actor.effects
         if effects.timers:  # the one duration mechanism (engine.effects)
             effects.tick(Moment.TURN_START)
-        actor.charging = False
         actor.moved_this_turn = False
         actor.defense_ac_bonus = 0
         actor.fighting_defensively = False

@@ -23,7 +23,7 @@ from engine.actions import (
     RunAction,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
-from engine.attack import resolve_swing
+from engine.attack import CHARGE_EFFECT, resolve_swing
 from engine.fight import C, FightState, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
@@ -271,7 +271,7 @@ def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) ->
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, res.path.cells, "charge"):
         return ActionResult("charge", True)  # fell to an attack of opportunity
-    actor.charging = True
+    actor.effects.add(CHARGE_EFFECT)  # −2 AC until its next turn
     if target.active:
         resolve_swing(fight, actor, target, res.attack, charge=True)
     return ActionResult("charge", True)

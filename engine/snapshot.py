@@ -39,8 +39,12 @@ from engine.creatures import (
     DamageReduction,
     Saves,
 )
+from engine.effects import Cond, Effect
 from engine.maps import Cell
 from engine.state import Aid, CombatantState, Readied
+
+#: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
+_CHARGING = Cond.CHARGING.value
 
 #: where a public field's value comes from:
 #:
@@ -49,7 +53,8 @@ from engine.state import Aid, CombatantState, Readied
 #:   :attr:`PublicField.state` every turn (a slot of the view);
 #: * ``readiness``: set by :func:`fill_readiness`, only in fights that use readied
 #:   actions, aid another, immediate actions or running (a slot with a default);
-#: * ``view``: computed by the view from the others (a property).
+#: * ``view``: computed by the view from the others or from the combatant's effects
+#:   (:mod:`engine.effects`, held by the view as they were) — a property.
 Origin = Literal["profile", "state", "readiness", "view"]
 
 
@@ -162,7 +167,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("initiative_total", "int", "its initiative result", "state", state="c.initiative"),
     F("aoo_remaining", "int", "attacks of opportunity it can still make this round", "state",
       state="c.profile.aoo_per_round - c.aoo_used"),
-    F("charging", "bool", "charged on its last turn (−2 AC)", "state"),
+    F("charging", "bool", "charged on its last turn (−2 AC)", "view"),
     F("defense_ac_bonus", "int",
       "dodge AC bonus until its next turn (total defense, fighting defensively)", "state"),
     F("aware", "bool", "aware of its opponents (else surprised in the surprise round)",
@@ -193,8 +198,8 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
 )  # fmt: skip
 del F
 
-#: the ``state`` fields, in the order of :class:`CombatantView`'s slots after ``static``
-#: and ``width``
+#: the ``state`` fields, in the order of :class:`CombatantView`'s slots after ``static``,
+#: ``width``, ``effects`` and ``cond``
 STATE_FIELDS: tuple[PublicField, ...] = tuple(f for f in PUBLIC_FIELDS if f.origin == "state")
 
 
@@ -223,14 +228,18 @@ class CombatantView:
 
     A copy made for this observation only: the engine never reads it back, so
     changing it cannot affect the fight (it is not frozen, which makes it
-    cheaper to build every turn). The slots after ``static`` and ``width`` are the
-    ``state`` fields of :data:`PUBLIC_FIELDS` in list order, then the ``readiness``
-    ones; every other public field is a property. What each means:
-    :data:`PUBLIC_FIELDS`.
+    cheaper to build every turn). The slots after ``static``, ``width``, ``effects``
+    and ``cond`` are the ``state`` fields of :data:`PUBLIC_FIELDS` in list order,
+    then the ``readiness`` ones; every other public field is a property. What each
+    means: :data:`PUBLIC_FIELDS`.
     """
 
     static: ProfileView
     width: int
+    #: its effects (:attr:`engine.effects.Effects.items`, an immutable tuple) and
+    #: their condition bits, as they were
+    effects: tuple[Effect, ...]
+    cond: int
     id: str
     side: str
     cell: Cell
@@ -240,7 +249,6 @@ class CombatantView:
     stabilized: bool
     initiative_total: int
     aoo_remaining: int
-    charging: bool
     defense_ac_bonus: int
     aware: bool
     prone: bool
@@ -408,6 +416,10 @@ class CombatantView:
         return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
 
     @property
+    def charging(self) -> bool:
+        return bool(self.cond & _CHARGING)
+
+    @property
     def speed_effective_ft(self) -> int:
         """Movement of one move action: max(land, fly), halved when disabled."""
         spec = self.static.profile.spec
@@ -447,7 +459,8 @@ def _compile_build() -> Callable[
     args = ", ".join(f.source for f in STATE_FIELDS)
     source = (
         "def build_views(statics, width, combatants):\n"
-        f"    return tuple([View(statics[c.id], width, {args}) for c in combatants])\n"
+        "    return tuple([View(statics[c.id], width, (fx := c.effects).items, fx.cond, "
+        f"{args}) for c in combatants])\n"
     )
     namespace: dict[str, Any] = {"View": CombatantView}
     exec(compile(source, "<engine.snapshot.build_views>", "exec"), namespace)

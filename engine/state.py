@@ -64,8 +64,6 @@ class CombatantState:
     initiative_roll: RollRecord | None = None
     #: its conditions and passing modifiers, with their durations (:mod:`engine.effects`)
     effects: Effects = field(default_factory=Effects)
-    #: charged on its last turn: −2 AC until the start of its next turn
-    charging: bool = False
     #: dodge bonus to AC until the start of its next turn (total defense +4,
     #: fighting defensively +2)
     defense_ac_bonus: int = 0
