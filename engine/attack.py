@@ -19,9 +19,9 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.checks import CheckKind, Modifier, RollRecord, check
+from engine.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
-from engine.effects import MELEE_AC, RANGED_AC, Cond, Effect, Moment, on_ac
+from engine.effects import ATTACK, CMD, MELEE_AC, RANGED_AC, Cond, Effect, Moment, Stat, on_ac
 from engine.fight import FightState
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
@@ -98,6 +98,33 @@ TOTAL_DEFENSE_AC = 4
 #: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
 FIGHT_DEFENSIVELY_PENALTY = -4
 FIGHT_DEFENSIVELY_AC = 2
+
+
+def _defense(value: int) -> tuple[tuple[Stat, Modifier], ...]:
+    """A defensive stance's dodge bonus: to AC, and to CMD (CRB « Combat Maneuver
+    Defense »: dodge bonuses to AC apply). Both stances name it « défense »: the
+    same effect twice, of which only the best applies (CRB « Total Defense »: it
+    does not combine with fighting defensively)."""
+    mod = Modifier(value, "défense", BonusType.DODGE)
+    return (*on_ac(mod), (CMD, mod))
+
+
+#: SRD « Total Defense »: +4 dodge AC until the start of its next turn
+TOTAL_DEFENSE_EFFECT = Effect(
+    "total_defense", _defense(TOTAL_DEFENSE_AC), Cond.TOTAL_DEFENSE, ends=Moment.TURN_START
+)
+#: SRD « Fighting Defensively »: −4 on its attacks and +2 dodge AC until the start
+#: of its next turn (two effects of one source: the penalty is listed before
+#: prone's on an attack roll, the bonus after prone's in the AC, :class:`Cond` order)
+FIGHT_DEFENSIVELY_EFFECTS = (
+    Effect(
+        "fight_defensively",
+        ((ATTACK, Modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive")),),
+        Cond.FIGHTING_DEFENSIVELY,
+        ends=Moment.TURN_START,
+    ),
+    Effect("fight_defensively", _defense(FIGHT_DEFENSIVELY_AC), ends=Moment.TURN_START),
+)
 #: SRD « Flanking »: melee attack bonus
 FLANKING_BONUS = 2
 #: SRD « Shooting or Throwing into a Melee »: ranged attack penalty
@@ -360,8 +387,9 @@ def attack_modifiers(
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
-    if actor.fighting_defensively:
-        mods.append(modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive"))
+    effects = actor.effects
+    if effects.items:  # its effects' attack modifiers, stacked (engine.effects)
+        mods.extend(effects.breakdown(ATTACK))
     if actor.prone:
         mods.append(modifier(PRONE_ATTACK, "à terre"))
     if unseen(actor, target):
@@ -419,9 +447,6 @@ def target_ac(
         delta = PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
         ac += delta
         notes.append(f"à terre {delta:+d}")
-    if target.defense_ac_bonus:
-        ac += target.defense_ac_bonus
-        notes.append(f"défense +{target.defense_ac_bonus}")
     if target.aids:
         aid = target.aid_bonus(actor.id, "ac")
         if aid:

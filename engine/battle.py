@@ -321,8 +321,6 @@ class Battle:
         if effects.timers:  # the one duration mechanism (engine.effects)
             effects.tick(Moment.TURN_START)
         actor.moved_this_turn = False
-        actor.defense_ac_bonus = 0
-        actor.fighting_defensively = False
         actor.running = False
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import Combatant, CombatantProfile, SkillEntry, ability_mod
+from engine.effects import CMD
 from engine.packs import D20_PLAIN
 from engine.rng import Rng, RollKind
 from engine.state import CombatantState
@@ -212,6 +213,6 @@ def base_cmd(spec: Combatant) -> int:
 
 
 def cmd(state: CombatantState) -> int:
-    """Current CMD: :func:`base_cmd` plus its dodge bonus until its next turn
-    (total defense, fighting defensively — dodge bonuses apply to CMD)."""
-    return base_cmd(state.profile.spec) + state.defense_ac_bonus
+    """Current CMD: :func:`base_cmd` plus what its effects give CMD (the dodge
+    bonus of total defense or fighting defensively, until its next turn)."""
+    return base_cmd(state.profile.spec) + state.effects.total(CMD)

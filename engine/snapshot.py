@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Literal
 
+from engine.checks import BonusType
 from engine.creatures import (
     AbilityScores,
     ACBreakdown,
@@ -39,7 +40,7 @@ from engine.creatures import (
     DamageReduction,
     Saves,
 )
-from engine.effects import Cond, Effect
+from engine.effects import MELEE_AC, Cond, Effect, typed_total
 from engine.maps import Cell
 from engine.state import Aid, CombatantState, Readied
 
@@ -169,7 +170,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
       state="c.profile.aoo_per_round - c.aoo_used"),
     F("charging", "bool", "charged on its last turn (−2 AC)", "view"),
     F("defense_ac_bonus", "int",
-      "dodge AC bonus until its next turn (total defense, fighting defensively)", "state"),
+      "dodge AC bonus until its next turn (total defense, fighting defensively)", "view"),
     F("aware", "bool", "aware of its opponents (else surprised in the surprise round)",
       "state"),
     F("prone", "bool", "lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range",
@@ -249,7 +250,6 @@ class CombatantView:
     stabilized: bool
     initiative_total: int
     aoo_remaining: int
-    defense_ac_bonus: int
     aware: bool
     prone: bool
     running: bool
@@ -418,6 +418,11 @@ class CombatantView:
     @property
     def charging(self) -> bool:
         return bool(self.cond & _CHARGING)
+
+    @property
+    def defense_ac_bonus(self) -> int:
+        """The dodge bonus to AC its effects give (total defense, fighting defensively)."""
+        return typed_total(self.effects, MELEE_AC, BonusType.DODGE) if self.effects else 0
 
     @property
     def speed_effective_ft(self) -> int:

@@ -64,11 +64,6 @@ class CombatantState:
     initiative_roll: RollRecord | None = None
     #: its conditions and passing modifiers, with their durations (:mod:`engine.effects`)
     effects: Effects = field(default_factory=Effects)
-    #: dodge bonus to AC until the start of its next turn (total defense +4,
-    #: fighting defensively +2)
-    defense_ac_bonus: int = 0
-    #: fighting defensively this turn: −4 on its attacks
-    fighting_defensively: bool = False
     #: aware of its opponents when the fight starts (else surprised)
     aware: bool = True
     #: lying on the ground (SRD « Prone »), until it stands up

@@ -15,8 +15,10 @@ from engine.actions import ActionResult, AttackAction, FullAttackAction, Reason
 from engine.aoo import provoke, threat_possible
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
+    FIGHT_DEFENSIVELY_EFFECTS,
     FIGHT_DEFENSIVELY_PENALTY,
     TOTAL_DEFENSE_AC,
+    TOTAL_DEFENSE_EFFECT,
     iterative_penalties,
     resolve_swing,
 )
@@ -96,15 +98,15 @@ def do_attack(
 
 def do_total_defense(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
-    actor.defense_ac_bonus = TOTAL_DEFENSE_AC
+    actor.effects.add(TOTAL_DEFENSE_EFFECT)
     fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
     return ActionResult("total_defense", True)
 
 
 def do_fight_defensively(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
-    actor.fighting_defensively = True
-    actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
+    for effect in FIGHT_DEFENSIVELY_EFFECTS:
+        actor.effects.add(effect)
     fight.note(
         actor,
         f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "

@@ -19,6 +19,8 @@ from engine.actions import (
     TurnPlan,
 )
 from engine.battle import Battle
+from engine.checks import BonusType, Modifier
+from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, on_ac
 from engine.rng import ScriptedDice
 from policies import HeuristicPolicy
 
@@ -30,14 +32,34 @@ def test_total_defense_adds_4_ac_until_the_next_turn():
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     b = battle(ROW, [me, foe], {"attack": [13]}, policies={"A": Plan(TotalDefenseAction())})
     b.take_turn(me)
-    assert me.defense_ac_bonus == 4 and messages(b) == ["défense totale (+4 CA)"]
+    assert me.effects.conditions == Cond.TOTAL_DEFENSE and messages(b) == ["défense totale (+4 CA)"]
+    assert me.effects.total(MELEE_AC) == me.effects.total(RANGED_AC) == 4
     assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 4
     # 13 would hit AC 10, not AC 14
     b.dispatch(foe, AttackAction(target_id="me"))
     assert messages(b)[-1] == "sword vs me d20=13+0=13 CA 14 (défense +4) -> RATÉ"
     b._policies = {"A": Plan()}  # the bonus ends when its next turn starts
     b.take_turn(me)
-    assert me.defense_ac_bonus == 0
+    assert me.effects.cond == 0 and me.effects.total(MELEE_AC) == 0
+
+
+def test_total_defense_stacks_with_another_dodge_bonus_but_not_with_fighting_defensively():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    plan = Plan(FightDefensivelyAction(), TotalDefenseAction(), FightDefensivelyAction())
+    b = battle(ROW, [me, foe], {"attack": [14, 14], "damage": [3]}, policies={"A": plan})
+    b.take_turn(me)
+    assert [r.ok for r in me.last_results] == [True, True, True]
+    # CRB « Total Defense »: it does not combine with fighting defensively (one
+    # « défense » bonus: the best), whatever the order
+    assert me.effects.total(MELEE_AC) == 4
+    b.dispatch(foe, AttackAction(target_id="me"))
+    assert messages(b)[-1].startswith("sword vs me d20=14+0=14 CA 14 (défense +4) -> TOUCHÉ")
+    # CRB « Dodge »: dodge bonuses from different sources stack
+    me.effects.add(Effect("haste", on_ac(Modifier(1, "rapidité", BonusType.DODGE))))
+    b.dispatch(foe, AttackAction(target_id="me"))
+    assert messages(b)[-1] == "sword vs me d20=14+0=14 CA 15 (défense +4, rapidité +1) -> RATÉ"
+    assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 5
 
 
 def test_total_defense_is_a_standard_action():
@@ -59,7 +81,8 @@ def test_fighting_defensively_costs_4_to_hit_and_gives_2_ac():
         "combat sur la défensive (-4 à l'attaque, +2 CA)",
         "sword vs foe d20=13-4=9 CA 10 -> RATÉ",
     ]
-    assert me.defense_ac_bonus == 2 and me.fighting_defensively
+    assert me.effects.total(MELEE_AC) == 2 and me.effects.conditions == Cond.FIGHTING_DEFENSIVELY
+    assert me.effects.total(ATTACK) == -4
 
 
 def test_the_menu_offers_total_defense_and_defensive_full_attacks():
