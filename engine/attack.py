@@ -53,6 +53,11 @@ MULTIATTACK_SECONDARY = -2
 PRONE_ATTACK = -4
 PRONE_AC_VS_MELEE = -4
 PRONE_AC_VS_RANGED = 4
+#: SRD « Run »: no Dex bonus to AC until the start of the runner's next turn
+#: (unless it has the Run feat: :func:`target_ac`)
+RUN_EFFECT = Effect("run", cond=Cond.RUNNING, ends=Moment.TURN_START)
+#: condition bits (plain ints: cheaper to test than the IntFlag's members)
+_RUNNING = Cond.RUNNING.value
 #: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition
 MISS_CHANCE = {"blurred": 20, "displaced": 50, "invisible": 50}
 #: SRD « Blinded »: every opponent has total concealment for a blinded attacker
@@ -423,8 +428,9 @@ def target_ac(
     ac = base_ac.touch if touch else base_ac.total
     if touch:
         notes.append("contact")
+    effects = target.effects
     blind_to = unseen(actor, target)
-    if blind_to or (target.running and "run" not in target.profile.features):
+    if blind_to or (effects.cond & _RUNNING and "run" not in target.profile.features):
         # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
         # the AC without it
         lost = max(0, base_ac.total - base_ac.flat_footed)
@@ -438,7 +444,6 @@ def target_ac(
     if cover:
         ac += cover
         notes.append(f"abri +{cover}")
-    effects = target.effects
     if effects.items:  # its effects' AC modifiers, stacked (engine.effects)
         for mod in effects.breakdown(MELEE_AC if attack.is_melee else RANGED_AC):
             ac += mod.value

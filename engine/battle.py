@@ -321,7 +321,6 @@ class Battle:
         if effects.timers:  # the one duration mechanism (engine.effects)
             effects.tick(Moment.TURN_START)
         actor.moved_this_turn = False
-        actor.running = False
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed
         fight.acting = actor

@@ -23,7 +23,7 @@ from engine.actions import (
     RunAction,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
-from engine.attack import CHARGE_EFFECT, resolve_swing
+from engine.attack import CHARGE_EFFECT, RUN_EFFECT, resolve_swing
 from engine.fight import C, FightState, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
@@ -312,7 +312,7 @@ def do_run(fight: FightState, actor: CombatantState, action: RunAction) -> Actio
     refused = readiness.run_endurance(fight, actor)
     if refused is not None:
         return refused
-    actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
+    actor.effects.add(RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
     reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "course")
     return ActionResult("run", True)

@@ -46,6 +46,7 @@ from engine.state import Aid, CombatantState, Readied
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _CHARGING = Cond.CHARGING.value
+_RUNNING = Cond.RUNNING.value
 
 #: where a public field's value comes from:
 #:
@@ -176,7 +177,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("prone", "bool", "lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range",
       "state"),
     F("running", "bool", "ran on its last turn: no Dex bonus to AC (unless the Run feat)",
-      "state"),
+      "view"),
     F("delayed", "bool", "delayed its turn this round (it cannot delay again)", "state"),
     F("speed_effective_ft", "int", "movement of one move action (halved when disabled)",
       "view"),
@@ -252,7 +253,6 @@ class CombatantView:
     aoo_remaining: int
     aware: bool
     prone: bool
-    running: bool
     delayed: bool
     hidden_from: tuple[str, ...]
     weapon_broken: frozenset[str]
@@ -418,6 +418,10 @@ class CombatantView:
     @property
     def charging(self) -> bool:
         return bool(self.cond & _CHARGING)
+
+    @property
+    def running(self) -> bool:
+        return bool(self.cond & _RUNNING)
 
     @property
     def defense_ac_bonus(self) -> int:

@@ -68,8 +68,6 @@ class CombatantState:
     aware: bool = True
     #: lying on the ground (SRD « Prone »), until it stands up
     prone: bool = False
-    #: ran on its last turn: no Dex bonus to AC until its next turn (unless Run feat)
-    running: bool = False
     moved_this_turn: bool = False
     #: attacks of opportunity made this round
     aoo_used: int = 0
