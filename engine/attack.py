@@ -53,6 +53,16 @@ MULTIATTACK_SECONDARY = -2
 PRONE_ATTACK = -4
 PRONE_AC_VS_MELEE = -4
 PRONE_AC_VS_RANGED = 4
+#: SRD « Prone »: until it stands up (:func:`engine.moves.do_stand_up`)
+PRONE_EFFECT = Effect(
+    "prone",
+    (
+        (ATTACK, Modifier(PRONE_ATTACK, "à terre")),
+        (MELEE_AC, Modifier(PRONE_AC_VS_MELEE, "à terre")),
+        (RANGED_AC, Modifier(PRONE_AC_VS_RANGED, "à terre")),
+    ),
+    Cond.PRONE,
+)
 #: SRD « Run »: no Dex bonus to AC until the start of the runner's next turn
 #: (unless it has the Run feat: :func:`target_ac`)
 RUN_EFFECT = Effect("run", cond=Cond.RUNNING, ends=Moment.TURN_START)
@@ -395,8 +405,6 @@ def attack_modifiers(
     effects = actor.effects
     if effects.items:  # its effects' attack modifiers, stacked (engine.effects)
         mods.extend(effects.breakdown(ATTACK))
-    if actor.prone:
-        mods.append(modifier(PRONE_ATTACK, "à terre"))
     if unseen(actor, target):
         hidden = "invisible" not in actor.profile.conditions and target.id in actor.hidden_from
         mods.append(
@@ -448,10 +456,6 @@ def target_ac(
         for mod in effects.breakdown(MELEE_AC if attack.is_melee else RANGED_AC):
             ac += mod.value
             notes.append(f"{mod.source} {mod.value:+d}")
-    if target.prone:
-        delta = PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
-        ac += delta
-        notes.append(f"à terre {delta:+d}")
     if target.aids:
         aid = target.aid_bonus(actor.id, "ac")
         if aid:

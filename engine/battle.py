@@ -48,7 +48,7 @@ from engine.actions import (
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
-from engine.effects import Moment
+from engine.effects import Cond, Moment
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import lose_hp, stabilization_check
 from engine.maps import GameMap
@@ -70,6 +70,8 @@ from engine.state import CombatantState
 from engine.stealth import hide
 from engine.strikes import do_attack, do_fight_defensively, do_total_defense
 from engine.weapons import repair_weapon
+
+_PRONE = Cond.PRONE.value
 
 
 class Policy(Protocol):
@@ -407,7 +409,7 @@ class Battle:
     def dispatch(self, actor: CombatantState, action: Action) -> ActionResult:
         if action.kind not in IMPLEMENTED_KINDS:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
-        if actor.prone and action.kind in MOVEMENT_KINDS:
+        if actor.effects.cond & _PRONE and action.kind in MOVEMENT_KINDS:
             return ActionResult(action.kind, False, Reason.PRONE)
         if isinstance(action, (AttackAction, FullAttackAction)):
             return do_attack(self.fight, actor, action)

@@ -23,7 +23,8 @@ from engine.actions import (
     RunAction,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
-from engine.attack import CHARGE_EFFECT, RUN_EFFECT, resolve_swing
+from engine.attack import CHARGE_EFFECT, PRONE_EFFECT, RUN_EFFECT, resolve_swing
+from engine.effects import Cond
 from engine.fight import C, FightState, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
@@ -42,6 +43,8 @@ from engine.space import body_distance_squares, footprint
 from engine.state import CombatantState
 from engine.stealth import after_move, reveal
 from engine.tumbling import Tumble
+
+_PRONE = Cond.PRONE.value
 
 
 def walk(
@@ -338,21 +341,21 @@ def do_withdraw(fight: FightState, actor: CombatantState) -> ActionResult:
 
 def do_drop_prone(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Drop Prone »: a free action."""
-    if actor.prone:
+    if actor.effects.cond & _PRONE:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
-    actor.prone = True
+    actor.effects.add(PRONE_EFFECT)
     fight.note(actor, "se jette à terre")
     return ActionResult("drop_prone", True)
 
 
 def do_stand_up(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Stand Up »: a move action that provokes attacks of opportunity."""
-    if not actor.prone:
+    if not actor.effects.cond & _PRONE:
         return ActionResult("stand_up", False, Reason.NOT_PRONE)
     # SRD: standing up provokes; the attacks land while it is still prone
     if threat_possible(fight, actor, movement=False):
         provoke(fight, actor, actor.pos, movement=False, why=STANDS)
     if actor.active:
-        actor.prone = False
+        actor.effects.drop(PRONE_EFFECT.source)
         fight.note(actor, "se relève")
     return ActionResult("stand_up", True)

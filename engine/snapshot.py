@@ -47,6 +47,7 @@ from engine.state import Aid, CombatantState, Readied
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _CHARGING = Cond.CHARGING.value
 _RUNNING = Cond.RUNNING.value
+_PRONE = Cond.PRONE.value
 
 #: where a public field's value comes from:
 #:
@@ -175,7 +176,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("aware", "bool", "aware of its opponents (else surprised in the surprise round)",
       "state"),
     F("prone", "bool", "lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range",
-      "state"),
+      "view"),
     F("running", "bool", "ran on its last turn: no Dex bonus to AC (unless the Run feat)",
       "view"),
     F("delayed", "bool", "delayed its turn this round (it cannot delay again)", "state"),
@@ -252,7 +253,6 @@ class CombatantView:
     initiative_total: int
     aoo_remaining: int
     aware: bool
-    prone: bool
     delayed: bool
     hidden_from: tuple[str, ...]
     weapon_broken: frozenset[str]
@@ -418,6 +418,10 @@ class CombatantView:
     @property
     def charging(self) -> bool:
         return bool(self.cond & _CHARGING)
+
+    @property
+    def prone(self) -> bool:
+        return bool(self.cond & _PRONE)
 
     @property
     def running(self) -> bool:

@@ -66,8 +66,6 @@ class CombatantState:
     effects: Effects = field(default_factory=Effects)
     #: aware of its opponents when the fight starts (else surprised)
     aware: bool = True
-    #: lying on the ground (SRD « Prone »), until it stands up
-    prone: bool = False
     moved_this_turn: bool = False
     #: attacks of opportunity made this round
     aoo_used: int = 0

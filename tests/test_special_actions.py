@@ -18,6 +18,7 @@ from engine.actions import (
     TotalDefenseAction,
     TurnPlan,
 )
+from engine.attack import PRONE_EFFECT
 from engine.battle import Battle
 from engine.checks import BonusType, Modifier
 from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, on_ac
@@ -158,7 +159,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
     b = battle(ROW, [me, sword, bow], {"attack": [1]}, policies={"A": plan})
     b.take_turn(me)
     assert [r.reason for r in me.last_results] == [None, None, Reason.ALREADY_PRONE]
-    assert me.prone and b.observe(sword).combatant("me").prone
+    assert me.effects.cond & Cond.PRONE and b.observe(sword).combatant("me").prone
     text = messages(b)
     assert text[0] == "se jette à terre"
     assert text[1] == "sword vs sword d20=1-4=-3 CA 10 -> RATÉ"  # −4 to attack while prone
@@ -173,7 +174,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
 def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move():
     me = state("me", "A", make_profile(hp_max=20), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.prone = True
+    me.effects.add(PRONE_EFFECT)
     b = battle(ROW, [me, foe], {"attack": [7], "damage": [3]})
     assert b.dispatch(me, MoveAction(destination=(0, 3))).reason == Reason.PRONE
     assert b.dispatch(me, StandUpAction()).ok
@@ -182,14 +183,14 @@ def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move
         "sword vs me d20=7+0=7 CA 6 (à terre -4) -> TOUCHÉ : 3 dégâts (me 17/20 pv)",
         "se relève",
     ]
-    assert not me.prone and foe.aoo_used == 1
+    assert not me.effects.cond & Cond.PRONE and foe.aoo_used == 1
     assert b.dispatch(me, StandUpAction()).reason == Reason.NOT_PRONE
 
 
 def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_attack():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.prone = True
+    me.effects.add(PRONE_EFFECT)
     b = battle(ROW, [me, foe])
     ids = [o.id for o in b.observe(me).legal_options]
     assert ids == [
@@ -202,7 +203,7 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
     plan = HeuristicPolicy().decide(b.observe(me))
     assert [a.kind for a in plan.actions] == ["stand_up", "attack"]
     # no enemy shoots: lying down is not on the menu of a standing combatant
-    me.prone = False
+    me.effects.drop(PRONE_EFFECT.source)
     assert "drop_prone" not in [o.id for o in b.observe(me).legal_options]
 
 
