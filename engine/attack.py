@@ -412,8 +412,8 @@ def attack_modifiers(
                 INVISIBLE_ATTACKER_BONUS, "attaquant caché" if hidden else "attaquant invisible"
             )
         )
-    if actor.aids:
-        aid = actor.aid_bonus(target.id, "attack")
+    if effects.against:  # SRD « Aid Another »: against this target
+        aid = effects.against_total(ATTACK, target.id)
         if aid:
             mods.append(modifier(aid, "aide"))
     return tuple(mods)
@@ -456,8 +456,8 @@ def target_ac(
         for mod in effects.breakdown(MELEE_AC if attack.is_melee else RANGED_AC):
             ac += mod.value
             notes.append(f"{mod.source} {mod.value:+d}")
-    if target.aids:
-        aid = target.aid_bonus(actor.id, "ac")
+    if effects.against:  # SRD « Aid Another »: against this attacker
+        aid = effects.against_total(MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
         if aid:
             ac += aid
             notes.append(f"aide +{aid}")
@@ -509,9 +509,10 @@ def _swing(
         actor.hidden_from.clear()
         fight.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
-    if actor.aids or target.aids:  # SRD « Aid Another »: used on this attack roll
-        actor.use_aid(target.id, "attack")
-        target.use_aid(actor.id, "ac")
+    mine, theirs = actor.effects, target.effects
+    if mine.against or theirs.against:  # SRD « Aid Another »: used on this attack roll
+        mine.use(ATTACK, target.id)
+        theirs.use(MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
     confirm: RollRecord | None = None
     if not roll.success:
         if fight.log is not None:

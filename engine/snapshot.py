@@ -40,9 +40,9 @@ from engine.creatures import (
     DamageReduction,
     Saves,
 )
-from engine.effects import MELEE_AC, Cond, Effect, typed_total
+from engine.effects import ATTACK, MELEE_AC, Cond, Effect, totals_against, typed_total
 from engine.maps import Cell
-from engine.state import Aid, CombatantState, Readied
+from engine.state import CombatantState, Readied
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _CHARGING = Cond.CHARGING.value
@@ -55,7 +55,7 @@ _PRONE = Cond.PRONE.value
 #: * ``state``: copied from the :class:`~engine.state.CombatantState` attribute
 #:   :attr:`PublicField.state` every turn (a slot of the view);
 #: * ``readiness``: set by :func:`fill_readiness`, only in fights that use readied
-#:   actions, aid another, immediate actions or running (a slot with a default);
+#:   actions, immediate actions or running (a slot with a default);
 #: * ``view``: computed by the view from the others or from the combatant's effects
 #:   (:mod:`engine.effects`, held by the view as they were) — a property.
 Origin = Literal["profile", "state", "readiness", "view"]
@@ -257,8 +257,6 @@ class CombatantView:
     hidden_from: tuple[str, ...]
     weapon_broken: frozenset[str]
     readied: Readied | None = None
-    #: aid another bonuses it benefits from (public as ``aid_attack_bonus`` and ``aid_ac_bonus``)
-    aids: tuple[Aid, ...] = ()
     immediate_used: bool = False
     run_rounds: int = 0
     run_rest_rounds: int = 0
@@ -454,12 +452,11 @@ class CombatantView:
         return self.aid_bonus("ac")
 
     def aid_bonus(self, mode: str) -> dict[str, int]:
-        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``)."""
-        out: dict[str, int] = {}
-        for aid in self.aids:
-            if aid.mode == mode:
-                out[aid.opponent] = out.get(aid.opponent, 0) + aid.bonus
-        return out
+        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``): what its
+        conditional effects give its attack rolls or its AC against each opponent."""
+        if not self.effects:
+            return {}
+        return totals_against(self.effects, ATTACK if mode == "attack" else MELEE_AC)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field of :data:`PUBLIC_FIELDS`, in its order."""
@@ -491,10 +488,9 @@ def fill_readiness(
 ) -> None:
     """Copy the readiness state of each combatant (:mod:`engine.readiness`) into
     its view (``views`` in ``combatants`` order) in round ``rnd``: the ``readiness``
-    fields of :data:`PUBLIC_FIELDS` and the aids behind ``aid_*_bonus``."""
+    fields of :data:`PUBLIC_FIELDS`."""
     for view, c in zip(views, combatants, strict=True):
         view.readied = c.readied
-        view.aids = tuple(c.aids)
         view.immediate_used = c.immediate_used
         view.run_rounds = c.run_rounds if c.run_last_round >= rnd - 1 else 0
         view.run_rest_rounds = max(0, c.run_rest_until - rnd)

@@ -12,19 +12,6 @@ from engine.maps import Cell
 
 
 @dataclass(frozen=True, slots=True)
-class Aid:
-    """One successful aid another (SRD « Aid Another »): +``bonus`` for the
-    beneficiary on its next attack roll against ``opponent`` (``mode="attack"``)
-    or to its AC against ``opponent``'s next attack (``mode="ac"``), until the
-    start of the aider's next turn."""
-
-    aider: str
-    opponent: str
-    mode: str
-    bonus: int = 2
-
-
-@dataclass(frozen=True, slots=True)
 class Readied:
     """A readied action (SRD « Ready »): one attack, fired off-turn by ``trigger``."""
 
@@ -81,8 +68,6 @@ class CombatantState:
     readied: Readied | None = None
     #: round whose regular turn a readied action fired before has used up
     ready_spent_round: int = -1
-    #: aid another bonuses this creature benefits from
-    aids: list[Aid] = field(default_factory=list)
     #: an immediate action taken off-turn: no swift or immediate action until
     #: the end of its next turn (SRD « Immediate Actions »)
     immediate_used: bool = False
@@ -122,14 +107,6 @@ class CombatantState:
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
         self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
-
-    def aid_bonus(self, opponent: str, mode: str) -> int:
-        """Total aid another bonus against ``opponent`` (``mode``: attack or ac)."""
-        return sum(a.bonus for a in self.aids if a.opponent == opponent and a.mode == mode)
-
-    def use_aid(self, opponent: str, mode: str) -> None:
-        """The bonuses against ``opponent`` in ``mode`` were used on one attack roll."""
-        self.aids = [a for a in self.aids if not (a.opponent == opponent and a.mode == mode)]
 
     @property
     def disabled(self) -> bool:

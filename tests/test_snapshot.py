@@ -95,7 +95,7 @@ def test_the_view_slots_are_the_state_fields_then_the_readiness_ones():
     assert slots[:4] == ["static", "width", "effects", "cond"]
     assert slots[4 : 4 + n] == [f.view_attr for f in STATE_FIELDS]
     readiness = [f.view_attr for f in PUBLIC_FIELDS if f.origin == "readiness"]
-    assert [s for s in slots[4 + n :] if s != "aids"] == readiness
+    assert slots[4 + n :] == readiness
     for f in PUBLIC_FIELDS:
         if f.origin in ("profile", "view"):
             assert isinstance(getattr(CombatantView, f.view_attr), property), f.name
