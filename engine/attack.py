@@ -21,7 +21,19 @@ from dataclasses import dataclass
 
 from engine.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
-from engine.effects import ATTACK, CMD, MELEE_AC, RANGED_AC, Cond, Effect, Moment, Stat, on_ac
+from engine.effects import (
+    ATTACK,
+    CMD,
+    FILE_CONDITIONS,
+    MELEE_AC,
+    RANGED_AC,
+    Cond,
+    Effect,
+    Moment,
+    Stat,
+    file_cond,
+    on_ac,
+)
 from engine.fight import FightState
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
@@ -68,8 +80,13 @@ PRONE_EFFECT = Effect(
 RUN_EFFECT = Effect("run", cond=Cond.RUNNING, ends=Moment.TURN_START)
 #: condition bits (plain ints: cheaper to test than the IntFlag's members)
 _RUNNING = Cond.RUNNING.value
+_INVISIBLE = Cond.INVISIBLE.value
+_BLINDED = Cond.BLINDED.value
 #: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition
 MISS_CHANCE = {"blurred": 20, "displaced": 50, "invisible": 50}
+#: the same by condition bit, and the union of those bits
+_MISS_BY_BIT = tuple((FILE_CONDITIONS[name].value, chance) for name, chance in MISS_CHANCE.items())
+CONCEALING = file_cond(MISS_CHANCE)
 #: SRD « Blinded »: every opponent has total concealment for a blinded attacker
 BLINDED_MISS_CHANCE = 50
 #: SRD « Invisibility »: +2 to attack a creature that cannot see the attacker
@@ -79,11 +96,9 @@ INVISIBLE_ATTACKER_BONUS = 2
 def unseen(actor: CombatantState, target: CombatantState) -> bool:
     """The target cannot see the attacker: invisible attacker, blinded target, or
     an attacker hidden from the target (SRD « Stealth », :mod:`engine.stealth`)."""
-    return (
-        "invisible" in actor.profile.conditions
-        or "blinded" in target.profile.conditions
-        or target.id in actor.hidden_from
-    )
+    if actor.effects.cond & _INVISIBLE or target.effects.cond & _BLINDED:
+        return True
+    return target.id in actor.hidden_from
 
 
 def miss_chance(actor: CombatantState, target: CombatantState) -> int:
@@ -94,9 +109,9 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     A blinded target does not see an invisible attacker either, which changes
     nothing here.
     """
-    conditions = target.profile.conditions
-    chance = max((MISS_CHANCE.get(c, 0) for c in conditions), default=0) if conditions else 0
-    if "blinded" in actor.profile.conditions:
+    cond = target.effects.cond
+    chance = max([c for bit, c in _MISS_BY_BIT if cond & bit]) if cond & CONCEALING else 0
+    if actor.effects.cond & _BLINDED:
         chance = max(chance, BLINDED_MISS_CHANCE)
     if actor.id in target.hidden_from:  # a hidden target is treated as invisible
         chance = max(chance, MISS_CHANCE["invisible"])
@@ -406,7 +421,7 @@ def attack_modifiers(
     if effects.items:  # its effects' attack modifiers, stacked (engine.effects)
         mods.extend(effects.breakdown(ATTACK))
     if unseen(actor, target):
-        hidden = "invisible" not in actor.profile.conditions and target.id in actor.hidden_from
+        hidden = not effects.cond & _INVISIBLE and target.id in actor.hidden_from
         mods.append(
             modifier(
                 INVISIBLE_ATTACKER_BONUS, "attaquant caché" if hidden else "attaquant invisible"

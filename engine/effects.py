@@ -84,6 +84,25 @@ FILE_CONDITIONS: dict[str, Cond] = {
     "blinded": Cond.BLINDED,
 }
 
+
+def file_cond(names: Iterable[str]) -> int:
+    """The :class:`Cond` bits of a combatant file's fight-long ``conditions``.
+
+    >>> file_cond(["blurred", "blinded"]) == Cond.BLURRED | Cond.BLINDED
+    True
+    """
+    cond = 0
+    for name in names:
+        cond |= FILE_CONDITIONS[name].value
+    return cond
+
+
+def file_effects(names: Iterable[str]) -> tuple[Effect, ...]:
+    """One permanent effect per fight-long condition of a combatant file (source
+    ``file:<name>``), in name order."""
+    return tuple(Effect(f"file:{name}", cond=FILE_CONDITIONS[name]) for name in sorted(names))
+
+
 #: what an effect's modifier applies to (python-chess style: a named ``int``)
 Stat = int
 #: attack rolls

@@ -78,6 +78,10 @@ class Mover(Presence, Protocol):
     def profile(self) -> CombatantProfile: ...
     @property
     def speed_ft(self) -> int: ...
+    @property
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects."""
+        ...
 
 
 C = TypeVar("C", bound=Mover)

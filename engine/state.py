@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from engine.actions import ActionResult
 from engine.checks import RollRecord
 from engine.creatures import AttackProfile, CombatantProfile
-from engine.effects import Effects
+from engine.effects import Effects, file_effects
 from engine.maps import Cell
 
 
@@ -102,6 +102,9 @@ class CombatantState:
     def __post_init__(self) -> None:
         self.space = self.profile.space
         self.very_small = self.profile.very_small
+        if self.profile.conditions:  # fight-long conditions: permanent effects
+            for effect in file_effects(self.profile.conditions):
+                self.effects.add(effect)
         self.refresh()
 
     def refresh(self) -> None:
