@@ -42,7 +42,7 @@ from engine.creatures import (
 )
 from engine.effects import ATTACK, MELEE_AC, Cond, Effect, totals_against, typed_total
 from engine.maps import Cell
-from engine.state import CombatantState, Readied
+from engine.state import CombatantState, LifeStates, Readied
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _CHARGING = Cond.CHARGING.value
@@ -164,7 +164,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("active", "bool", "able to act", "view"),
     F("dead", "bool", "dead", "state"),
     F("dying", "bool", "below 0 hit points and not stabilized", "view"),
-    F("stabilized", "bool", "below 0 hit points, stable", "state", state="c.stable"),
+    F("stabilized", "bool", "below 0 hit points, stable", "state", attr="stable"),
     F("disabled", "bool", "at exactly 0 hit points", "view"),
     F("staggered", "bool", "one move or standard action a turn", "view"),
     F("initiative_total", "int", "its initiative result", "state", state="c.initiative"),
@@ -226,7 +226,7 @@ class ProfileView:
 
 
 @dataclass(slots=True)
-class CombatantView:
+class CombatantView(LifeStates):
     """Public state of one combatant at the time of the observation.
 
     A copy made for this observation only: the engine never reads it back, so
@@ -249,7 +249,7 @@ class CombatantView:
     hp: int
     nonlethal: int
     dead: bool
-    stabilized: bool
+    stable: bool
     initiative_total: int
     aoo_remaining: int
     aware: bool
@@ -401,29 +401,16 @@ class CombatantView:
         return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
-    def dying(self) -> bool:
-        return not self.dead and self.hp < 0 and not self.stabilized
-
-    @property
-    def disabled(self) -> bool:
-        return not self.dead and self.hp == 0
-
-    @property
-    def staggered(self) -> bool:
-        """One move or standard action: disabled, or nonlethal equal to hp."""
-        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
-
-    @property
     def charging(self) -> bool:
-        return bool(self.cond & _CHARGING)
+        return self.cond & _CHARGING != 0
 
     @property
     def prone(self) -> bool:
-        return bool(self.cond & _PRONE)
+        return self.cond & _PRONE != 0
 
     @property
     def running(self) -> bool:
-        return bool(self.cond & _RUNNING)
+        return self.cond & _RUNNING != 0
 
     @property
     def defense_ac_bonus(self) -> int:

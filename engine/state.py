@@ -22,8 +22,45 @@ class Readied:
     round: int
 
 
+class LifeStates:
+    """The life-state predicates of a combatant (SRD « Disabled », « Dying »,
+    « Staggered »), over its ``dead``, ``hp``, ``nonlethal`` and ``stable``: one
+    definition for the engine's :class:`CombatantState` and the Observation's
+    views (:class:`engine.snapshot.CombatantView`), inherited by both (a mixin
+    without slots of its own: no call beyond the property itself).
+
+    >>> class Hurt(LifeStates):
+    ...     dead, hp, nonlethal, stable = False, 0, 0, False
+    >>> h = Hurt()
+    >>> h.disabled, h.staggered, h.dying
+    (True, True, False)
+    """
+
+    __slots__ = ()
+
+    dead: bool
+    hp: int
+    nonlethal: int
+    stable: bool
+
+    @property
+    def disabled(self) -> bool:
+        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
+        return not self.dead and self.hp == 0
+
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
+        return (not self.dead and self.hp == 0) or (self.hp > 0 and self.nonlethal == self.hp)
+
+    @property
+    def dying(self) -> bool:
+        """Below 0 hit points and not stabilized."""
+        return not self.dead and self.hp < 0 and not self.stable
+
+
 @dataclass(slots=True, eq=False)
-class CombatantState:
+class CombatantState(LifeStates):
     """One combatant during one fight.
 
     ``active`` is kept up to date by :mod:`engine.life`: change ``hp`` and
@@ -110,20 +147,6 @@ class CombatantState:
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
         self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
-
-    @property
-    def disabled(self) -> bool:
-        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
-        return not self.dead and self.hp == 0
-
-    @property
-    def staggered(self) -> bool:
-        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
-        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
-
-    @property
-    def dying(self) -> bool:
-        return not self.dead and self.hp < 0 and not self.stable
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
