@@ -33,6 +33,7 @@ from engine.effects import (
     Stat,
     file_cond,
     on_ac,
+    use_effects,
 )
 from engine.fight import FightState
 from engine.grid import distance_ft
@@ -524,10 +525,10 @@ def _swing(
         actor.hidden_from.clear()
         fight.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
-    mine, theirs = actor.effects, target.effects
-    if mine.against or theirs.against:  # SRD « Aid Another »: used on this attack roll
-        mine.use(ATTACK, target.id)
-        theirs.use(MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
+    if actor.effects.against or target.effects.against:
+        # SRD « Aid Another »: used on this attack roll
+        use_effects(actor, ATTACK, target.id)
+        use_effects(target, MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
     confirm: RollRecord | None = None
     if not roll.success:
         if fight.log is not None:

@@ -48,7 +48,7 @@ from engine.actions import (
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
-from engine.effects import Cond, Moment
+from engine.effects import Cond, Moment, tick
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import lose_hp, stabilization_check
 from engine.maps import GameMap
@@ -319,9 +319,8 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
-        effects = actor.effects
-        if effects.timers:  # the one duration mechanism (engine.effects)
-            effects.tick(Moment.TURN_START)
+        if actor.effects.timers:  # the one duration mechanism (engine.effects)
+            tick(actor, Moment.TURN_START)
         actor.moved_this_turn = False
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed
@@ -388,8 +387,8 @@ class Battle:
         fight.acting = None
         if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
             actor.immediate_used = False
-            if effects.timers:
-                effects.tick(Moment.TURN_END)
+            if actor.effects.timers:
+                tick(actor, Moment.TURN_END)
         return delayed
 
     def _do_delay(self, actor: CombatantState, action: DelayAction, *, first: bool) -> ActionResult:

@@ -3,7 +3,7 @@ duration mechanism.
 
 Every condition and passing bonus a combatant has (charging, prone, total
 defense, an aid another bonus, a fight-long blur…) is an :class:`Effect` in its
-:class:`Effects` container: where it comes from (``source``), the typed
+:class:`Effects`: where it comes from (``source``), the typed
 :class:`~engine.checks.Modifier` it gives to each :data:`Stat`, the :class:`Cond`
 bits it sets and how long it lasts. Modifiers are computed, never stored: a
 stat's modifiers are the :func:`~engine.checks.stack` of its effects'
@@ -19,22 +19,29 @@ another's.
   at a :class:`Moment` of some combatant's turns — its own (a charge: the start
   of its next turn) or another's (an aid another bonus: the start of the
   aider's next turn) — after ``turns`` of them (a duration in rounds). The
-  combatant whose turns time it keeps the timer (:attr:`Effects.timers`); the
-  turn loop calls :meth:`Effects.tick` at the start and the end of each turn,
-  only when a timer waits.
+  combatant whose turns time it keeps the :class:`Timer` (:attr:`Effects.timers`);
+  the turn loop calls :func:`tick` at the start and the end of each turn, only
+  when a timer waits.
 * **Conditional effects** (a bonus against one opponent) sit in a side list,
   :attr:`Effects.against`, read only when it is not empty; a ``once`` effect is
-  used up by the first roll it modifies (:meth:`Effects.use`).
+  used up by the first roll it modifies (:func:`use_effects`).
+* **Values**: a combatant's :class:`Effects` is immutable; :func:`add_effect`,
+  :func:`drop_effect`, :func:`use_effects` and :func:`tick` put a new one on it.
+  Most combatants have none most of the time and share :data:`NO_EFFECTS`: a
+  Python container made per combatant would cost more than everything else
+  here (about 2,000 instructions each).
 
 >>> from engine.checks import BonusType, Modifier
+>>> class Holder:
+...     effects = NO_EFFECTS
+>>> me = Holder()
 >>> shield = Effect("total_defense", on_ac(Modifier(4, "défense", BonusType.DODGE)),
 ...                 Cond.TOTAL_DEFENSE, ends=Moment.TURN_START)
->>> me = Effects()
->>> me.add(shield)
->>> me.total(MELEE_AC), me.conditions
+>>> add_effect(me, shield)
+>>> me.effects.total(MELEE_AC), me.effects.conditions
 (4, <Cond.TOTAL_DEFENSE: 8>)
->>> me.tick(Moment.TURN_START)  # the start of its next turn
->>> me.total(MELEE_AC), me.items
+>>> tick(me, Moment.TURN_START)  # the start of its next turn
+>>> me.effects.total(MELEE_AC), me.effects.items
 (0, ())
 """
 
@@ -43,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
+from typing import Protocol
 
 from engine.checks import BonusType, Modifier, stack
 
@@ -162,49 +170,64 @@ class Effect:
 
 
 def _rank(effect: Effect) -> int:
-    """Where ``effect`` goes among a container's effects: by its lowest
+    """Where ``effect`` goes among a combatant's effects: by its lowest
     :class:`Cond` bit; those without one after, in the order they came."""
     cond = effect.cond
     return cond & -cond if cond else 1 << 62
 
 
-class _Timer:
-    """One effect's countdown, kept by the combatant whose turns time it."""
+class Timer:
+    """One timed effect's countdown: kept by the combatant whose turns time it
+    (:attr:`Effects.timers`), and by the effect's holder (to cancel it when the
+    effect goes another way)."""
 
     __slots__ = ("effect", "holder", "left", "live")
 
-    def __init__(self, holder: Effects, effect: Effect) -> None:
+    def __init__(self, holder: HasEffects, effect: Effect) -> None:
         self.holder = holder
         self.effect = effect
+        #: moments still to come before it ends
         self.left = effect.turns
         #: false once the effect is gone another way (dropped, used, replaced)
         self.live = True
 
 
 class Effects:
-    """The effects on one combatant (:attr:`engine.state.CombatantState.effects`).
+    """The effects on one combatant, an immutable value: a change puts a new one
+    on the combatant (:func:`add_effect`, :func:`drop_effect`, :func:`use_effects`,
+    :func:`tick`), so an Observation holds it as it is, and a combatant without
+    effects shares :data:`NO_EFFECTS` (no container made per combatant).
 
-    ``items`` and ``against`` are tuples replaced on every change, so an
-    Observation may hold them as they are.
+    Totals are cached per value: computed on first use, for as long as nothing
+    changes (a change is a new value, with the next :attr:`version`).
     """
 
-    __slots__ = ("_cache", "_own", "against", "cond", "items", "timers", "version")
+    __slots__ = ("_cache", "against", "cond", "items", "own", "timers", "version")
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        items: tuple[Effect, ...] = (),
+        timers: tuple[Timer, ...] = (),
+        own: tuple[Timer, ...] = (),
+        version: int = 0,
+    ) -> None:
         #: every effect, in :class:`Cond` order, then in the order they came
-        self.items: tuple[Effect, ...] = ()
+        self.items = items
+        cond = 0
+        for e in items:
+            cond |= e.cond
         #: the union of their :class:`Cond` bits
-        self.cond = 0
+        self.cond = cond
         #: the conditional ones (against one opponent)
-        self.against: tuple[Effect, ...] = ()
-        #: moves on every change
-        self.version = 0
+        self.against = tuple([e for e in items if e.against is not None])
         #: the timers this combatant's turns count down: of its own effects and of
         #: those it gave others
-        self.timers: list[_Timer] = []
-        #: the timers of its own effects (cancelled when an effect goes early)
-        self._own: list[_Timer] = []
-        #: stat → (its stacked modifiers, their total), emptied on every change
+        self.timers = timers
+        #: the timers of its own effects
+        self.own = own
+        #: moves on every change
+        self.version = version
+        #: stat → (its stacked modifiers, their total)
         self._cache: dict[Stat, tuple[tuple[Modifier, ...], int]] = {}
 
     def __repr__(self) -> str:
@@ -215,97 +238,16 @@ class Effects:
         """:attr:`cond` as a :class:`Cond`."""
         return Cond(self.cond)
 
-    # -- changes ---------------------------------------------------------------------
-    def add(self, effect: Effect, clock: Effects | None = None) -> None:
-        """Put ``effect`` on; an equal one already there is replaced (its timer
-        starts again). A timed effect is counted down by ``clock``'s owner's turns
-        (default: this combatant's)."""
-        if effect in self.items:
-            self._remove(lambda e: e == effect)
-        rank = _rank(effect)
-        items = list(self.items)
-        i = len(items)
-        while i and _rank(items[i - 1]) > rank:
-            i -= 1
-        items.insert(i, effect)
-        self.items = tuple(items)
-        if effect.ends is not None:
-            timer = _Timer(self, effect)
-            (self if clock is None else clock).timers.append(timer)
-            self._own.append(timer)
-        self._changed()
-
-    def drop(self, source: str) -> bool:
-        """Remove the effects of ``source``; returns whether there was one."""
-        return self._remove(lambda e: e.source == source)
-
-    def use(self, stat: Stat, opponent: str) -> None:
-        """A roll against ``opponent`` used this combatant's ``stat``: its ``once``
-        effects against that opponent on that stat are spent."""
-        if any(e.once and e.against == opponent for e in self.against):
-            self._remove(
-                lambda e: e.once and e.against == opponent and any(s == stat for s, _ in e.mods)
-            )
-
-    def tick(self, moment: Moment) -> None:
-        """``moment`` of this combatant's turn has come: the timers it keeps
-        count down, and the effects whose count reaches 0 end (on it or on
-        those it gave them to)."""
-        keep: list[_Timer] = []
-        for timer in self.timers:
-            if not timer.live:
-                continue
-            if timer.effect.ends is moment:
-                timer.left -= 1
-                if timer.left <= 0:
-                    timer.holder._expire(timer)
-                    continue
-            keep.append(timer)
-        self.timers = keep
-
-    def _expire(self, timer: _Timer) -> None:
-        timer.live = False
-        self._own.remove(timer)
-        items = list(self.items)
-        items.remove(timer.effect)
-        self.items = tuple(items)
-        self._changed()
-
-    def _remove(self, gone: Callable[[Effect], bool]) -> bool:
-        items = tuple(e for e in self.items if not gone(e))
-        if len(items) == len(self.items):
-            return False
-        self.items = items
-        kept: list[_Timer] = []
-        for timer in self._own:
-            if gone(timer.effect):
-                timer.live = False
-            else:
-                kept.append(timer)
-        self._own = kept
-        self._changed()
-        return True
-
-    def _changed(self) -> None:
-        cond = 0
-        for e in self.items:
-            cond |= e.cond
-        self.cond = cond
-        self.against = tuple(e for e in self.items if e.against is not None)
-        self._cache = {}
-        self.version += 1
-
-    # -- totals ----------------------------------------------------------------------
     def breakdown(self, stat: Stat) -> tuple[Modifier, ...]:
         """The modifiers its unconditional effects give ``stat``, as they stack
-        (:func:`~engine.checks.stack`), in effect order; cached until a change."""
+        (:func:`~engine.checks.stack`), in effect order; cached."""
         hit = self._cache.get(stat)
         if hit is None:
             hit = self._cache[stat] = _stacked(self.items, stat)
         return hit[0]
 
     def total(self, stat: Stat) -> int:
-        """The sum of :meth:`breakdown` (cached until a change)."""
+        """The sum of :meth:`breakdown` (cached)."""
         hit = self._cache.get(stat)
         if hit is None:
             hit = self._cache[stat] = _stacked(self.items, stat)
@@ -316,6 +258,104 @@ class Effects:
         if not self.against:
             return 0
         return sum(m.value for m in stack(_mods(self.against, stat, opponent)))
+
+
+#: the effects of a combatant under none (shared: a value is never changed)
+NO_EFFECTS = Effects()
+
+
+class HasEffects(Protocol):
+    """What carries effects: a :class:`~engine.state.CombatantState` (tests use
+    any object with an ``effects`` attribute)."""
+
+    effects: Effects
+
+
+def add_effect(holder: HasEffects, effect: Effect, clock: HasEffects | None = None) -> None:
+    """Put ``effect`` on ``holder``; an equal one already there is replaced (its
+    timer starts again). A timed effect is counted down by ``clock``'s turns
+    (default: the holder's own)."""
+    fx = holder.effects
+    if effect in fx.items:
+        _remove(holder, lambda e: e == effect)
+        fx = holder.effects
+    rank = _rank(effect)
+    items = list(fx.items)
+    i = len(items)
+    while i and _rank(items[i - 1]) > rank:
+        i -= 1
+    items.insert(i, effect)
+    if effect.ends is None:
+        holder.effects = Effects(tuple(items), fx.timers, fx.own, fx.version + 1)
+        return
+    timer = Timer(holder, effect)
+    own = (*fx.own, timer)
+    if clock is None or clock is holder:
+        holder.effects = Effects(tuple(items), (*fx.timers, timer), own, fx.version + 1)
+        return
+    holder.effects = Effects(tuple(items), fx.timers, own, fx.version + 1)
+    _set_timers(clock, (*clock.effects.timers, timer))
+
+
+def drop_effect(holder: HasEffects, source: str) -> bool:
+    """Remove ``holder``'s effects of ``source``; returns whether there was one."""
+    return _remove(holder, lambda e: e.source == source)
+
+
+def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
+    """A roll against ``opponent`` used ``holder``'s ``stat``: its ``once``
+    effects against that opponent on that stat are spent."""
+    if any(e.once and e.against == opponent for e in holder.effects.against):
+        _remove(
+            holder,
+            lambda e: e.once and e.against == opponent and any(s == stat for s, _ in e.mods),
+        )
+
+
+def tick(clock: HasEffects, moment: Moment) -> None:
+    """``moment`` of ``clock``'s turn has come: the timers it keeps count down,
+    and the effects whose count reaches 0 end (on it or on those it gave them to)."""
+    keep: list[Timer] = []
+    for timer in clock.effects.timers:
+        if not timer.live:
+            continue
+        if timer.effect.ends is moment:
+            timer.left -= 1
+            if timer.left <= 0:
+                _expire(timer)
+                continue
+        keep.append(timer)
+    _set_timers(clock, tuple(keep))
+
+
+def _set_timers(clock: HasEffects, timers: tuple[Timer, ...]) -> None:
+    fx = clock.effects
+    clock.effects = Effects(fx.items, timers, fx.own, fx.version + 1)
+
+
+def _expire(timer: Timer) -> None:
+    timer.live = False
+    holder = timer.holder
+    fx = holder.effects
+    items = list(fx.items)
+    items.remove(timer.effect)
+    own = tuple([t for t in fx.own if t is not timer])
+    holder.effects = Effects(tuple(items), fx.timers, own, fx.version + 1)
+
+
+def _remove(holder: HasEffects, gone: Callable[[Effect], bool]) -> bool:
+    fx = holder.effects
+    items = tuple([e for e in fx.items if not gone(e)])
+    if len(items) == len(fx.items):
+        return False
+    own: list[Timer] = []
+    for timer in fx.own:
+        if gone(timer.effect):
+            timer.live = False
+        else:
+            own.append(timer)
+    holder.effects = Effects(items, fx.timers, tuple(own), fx.version + 1)
+    return True
 
 
 def _mods(items: Iterable[Effect], stat: Stat, against: str | None) -> list[Modifier]:

@@ -24,7 +24,7 @@ from engine.actions import (
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
 from engine.attack import CHARGE_EFFECT, PRONE_EFFECT, RUN_EFFECT, resolve_swing
-from engine.effects import Cond
+from engine.effects import Cond, add_effect, drop_effect
 from engine.fight import C, FightState, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
@@ -274,7 +274,7 @@ def do_charge(fight: FightState, actor: CombatantState, action: ChargeAction) ->
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, res.path.cells, "charge"):
         return ActionResult("charge", True)  # fell to an attack of opportunity
-    actor.effects.add(CHARGE_EFFECT)  # −2 AC until its next turn
+    add_effect(actor, CHARGE_EFFECT)  # −2 AC until its next turn
     if target.active:
         resolve_swing(fight, actor, target, res.attack, charge=True)
     return ActionResult("charge", True)
@@ -315,7 +315,7 @@ def do_run(fight: FightState, actor: CombatantState, action: RunAction) -> Actio
     refused = readiness.run_endurance(fight, actor)
     if refused is not None:
         return refused
-    actor.effects.add(RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
+    add_effect(actor, RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
     reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "course")
     return ActionResult("run", True)
@@ -343,7 +343,7 @@ def do_drop_prone(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Drop Prone »: a free action."""
     if actor.effects.cond & _PRONE:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
-    actor.effects.add(PRONE_EFFECT)
+    add_effect(actor, PRONE_EFFECT)
     fight.note(actor, "se jette à terre")
     return ActionResult("drop_prone", True)
 
@@ -356,6 +356,6 @@ def do_stand_up(fight: FightState, actor: CombatantState) -> ActionResult:
     if threat_possible(fight, actor, movement=False):
         provoke(fight, actor, actor.pos, movement=False, why=STANDS)
     if actor.active:
-        actor.effects.drop(PRONE_EFFECT.source)
+        drop_effect(actor, PRONE_EFFECT.source)
         fight.note(actor, "se relève")
     return ActionResult("stand_up", True)

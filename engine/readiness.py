@@ -50,7 +50,7 @@ from engine.aoo import provoke
 from engine.attack import attack_modifiers, engaged_friend, resolve_swing
 from engine.checks import CheckKind, Modifier, check
 from engine.creatures import AttackProfile
-from engine.effects import ATTACK, Effect, Moment, on_ac
+from engine.effects import ATTACK, Effect, Moment, add_effect, on_ac
 from engine.fight import C, FightState, Hooks, ReactionEvent, Situation
 from engine.maps import GameMap
 from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
@@ -336,7 +336,7 @@ def do_aid(fight: FightState, actor: CombatantState, action: AidAnotherAction) -
     what = "attaque" if action.aid_mode == "attack" else "CA"
     text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
-        ally.effects.add(aid_effect(actor.id, opponent.id, action.aid_mode), actor.effects)
+        add_effect(ally, aid_effect(actor.id, opponent.id, action.aid_mode), clock=actor)
         text += f" : +{AID_BONUS} en {what}"
     fight.note(actor, text, rec)
     return ActionResult("aid_another", True)
@@ -346,7 +346,7 @@ def aid_effect(aider: str, opponent: str, mode: str) -> Effect:
     """SRD « Aid Another »: +2 on the beneficiary's next attack roll against
     ``opponent`` (``mode="attack"``) or to its AC against ``opponent``'s next
     attack (``mode="ac"``), until the start of ``aider``'s next turn (timed on the
-    aider's turns: :meth:`engine.effects.Effects.add` with its ``clock``). Aids of
+    aider's turns: :func:`engine.effects.add_effect` with its ``clock``). Aids of
     different aiders stack (each its own source).
 
     >>> aid_effect("h", "o", "attack").mods

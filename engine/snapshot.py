@@ -40,7 +40,7 @@ from engine.creatures import (
     DamageReduction,
     Saves,
 )
-from engine.effects import ATTACK, MELEE_AC, Cond, Effect, totals_against, typed_total
+from engine.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
 from engine.maps import Cell
 from engine.state import CombatantState, LifeStates, Readied
 
@@ -202,7 +202,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
 del F
 
 #: the ``state`` fields, in the order of :class:`CombatantView`'s slots after ``static``,
-#: ``width``, ``effects`` and ``cond``
+#: ``width`` and ``effects``
 STATE_FIELDS: tuple[PublicField, ...] = tuple(f for f in PUBLIC_FIELDS if f.origin == "state")
 
 
@@ -231,18 +231,16 @@ class CombatantView(LifeStates):
 
     A copy made for this observation only: the engine never reads it back, so
     changing it cannot affect the fight (it is not frozen, which makes it
-    cheaper to build every turn). The slots after ``static``, ``width``, ``effects``
-    and ``cond`` are the ``state`` fields of :data:`PUBLIC_FIELDS` in list order,
+    cheaper to build every turn). The slots after ``static``, ``width`` and
+    ``effects`` are the ``state`` fields of :data:`PUBLIC_FIELDS` in list order,
     then the ``readiness`` ones; every other public field is a property. What each
     means: :data:`PUBLIC_FIELDS`.
     """
 
     static: ProfileView
     width: int
-    #: its effects (:attr:`engine.effects.Effects.items`, an immutable tuple) and
-    #: their condition bits, as they were
-    effects: tuple[Effect, ...]
-    cond: int
+    #: its effects as they were (an immutable :class:`~engine.effects.Effects`)
+    effects: Effects
     id: str
     side: str
     cell: Cell
@@ -401,21 +399,27 @@ class CombatantView(LifeStates):
         return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects."""
+        return self.effects.cond
+
+    @property
     def charging(self) -> bool:
-        return self.cond & _CHARGING != 0
+        return self.effects.cond & _CHARGING != 0
 
     @property
     def prone(self) -> bool:
-        return self.cond & _PRONE != 0
+        return self.effects.cond & _PRONE != 0
 
     @property
     def running(self) -> bool:
-        return self.cond & _RUNNING != 0
+        return self.effects.cond & _RUNNING != 0
 
     @property
     def defense_ac_bonus(self) -> int:
         """The dodge bonus to AC its effects give (total defense, fighting defensively)."""
-        return typed_total(self.effects, MELEE_AC, BonusType.DODGE) if self.effects else 0
+        items = self.effects.items
+        return typed_total(items, MELEE_AC, BonusType.DODGE) if items else 0
 
     @property
     def speed_effective_ft(self) -> int:
@@ -441,9 +445,10 @@ class CombatantView(LifeStates):
     def aid_bonus(self, mode: str) -> dict[str, int]:
         """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``): what its
         conditional effects give its attack rolls or its AC against each opponent."""
-        if not self.effects:
+        against = self.effects.against
+        if not against:
             return {}
-        return totals_against(self.effects, ATTACK if mode == "attack" else MELEE_AC)
+        return totals_against(against, ATTACK if mode == "attack" else MELEE_AC)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field of :data:`PUBLIC_FIELDS`, in its order."""
@@ -456,8 +461,7 @@ def _compile_build() -> Callable[
     args = ", ".join(f.source for f in STATE_FIELDS)
     source = (
         "def build_views(statics, width, combatants):\n"
-        "    return tuple([View(statics[c.id], width, (fx := c.effects).items, fx.cond, "
-        f"{args}) for c in combatants])\n"
+        f"    return tuple([View(statics[c.id], width, c.effects, {args}) for c in combatants])\n"
     )
     namespace: dict[str, Any] = {"View": CombatantView}
     exec(compile(source, "<engine.snapshot.build_views>", "exec"), namespace)

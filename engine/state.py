@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from engine.actions import ActionResult
 from engine.checks import RollRecord
 from engine.creatures import AttackProfile, CombatantProfile
-from engine.effects import Effects, file_effects
+from engine.effects import NO_EFFECTS, Effects, add_effect, file_effects
 from engine.maps import Cell
 
 
@@ -87,7 +87,8 @@ class CombatantState(LifeStates):
     delayed: bool = False
     initiative_roll: RollRecord | None = None
     #: its conditions and passing modifiers, with their durations (:mod:`engine.effects`)
-    effects: Effects = field(default_factory=Effects)
+    #: (an immutable value, replaced on every change: :func:`engine.effects.add_effect` …)
+    effects: Effects = NO_EFFECTS
     #: aware of its opponents when the fight starts (else surprised)
     aware: bool = True
     moved_this_turn: bool = False
@@ -141,7 +142,7 @@ class CombatantState(LifeStates):
         self.very_small = self.profile.very_small
         if self.profile.conditions:  # fight-long conditions: permanent effects
             for effect in file_effects(self.profile.conditions):
-                self.effects.add(effect)
+                add_effect(self, effect)
         self.refresh()
 
     def refresh(self) -> None:

@@ -23,6 +23,7 @@ from engine.attack import (
     resolve_swing,
 )
 from engine.creatures import AttackProfile
+from engine.effects import add_effect
 from engine.fight import FightState
 from engine.reach import attack_reason, weapon_for
 from engine.state import CombatantState
@@ -98,7 +99,7 @@ def do_attack(
 
 def do_total_defense(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
-    actor.effects.add(TOTAL_DEFENSE_EFFECT)
+    add_effect(actor, TOTAL_DEFENSE_EFFECT)
     fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
     return ActionResult("total_defense", True)
 
@@ -106,7 +107,7 @@ def do_total_defense(fight: FightState, actor: CombatantState) -> ActionResult:
 def do_fight_defensively(fight: FightState, actor: CombatantState) -> ActionResult:
     """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
     for effect in FIGHT_DEFENSIVELY_EFFECTS:
-        actor.effects.add(effect)
+        add_effect(actor, effect)
     fight.note(
         actor,
         f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "

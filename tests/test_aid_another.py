@@ -13,7 +13,7 @@ import math
 from builders import Plan, battle, make_map, make_profile, messages, ranged, state
 
 from engine.actions import AidAnotherAction, AttackAction, Reason
-from engine.effects import ATTACK
+from engine.effects import ATTACK, drop_effect
 from engine.readiness import aid_effect
 from engine.rng import ScriptedDice, SeededRng
 
@@ -139,7 +139,7 @@ def test_aid_success_rate_matches_the_d20_against_ac_10():
         b.dispatch(a, AidAnotherAction(target_id="x"))
         wins += bool(x.effects.against)
         for effect in x.effects.against:
-            x.effects.drop(effect.source)
+            drop_effect(x, effect.source)
     p = 14 / 20
     assert abs(wins / n - p) <= 3 * math.sqrt(p * (1 - p) / n)
 

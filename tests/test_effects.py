@@ -10,19 +10,30 @@ from engine.effects import (
     ATTACK,
     CMD,
     MELEE_AC,
+    NO_EFFECTS,
     RANGED_AC,
     Cond,
     Effect,
-    Effects,
     Moment,
+    add_effect,
     cond_of,
+    drop_effect,
     on_ac,
+    tick,
     totals_against,
     typed_total,
+    use_effects,
 )
 
 DODGE = BonusType.DODGE
 START, END = Moment.TURN_START, Moment.TURN_END
+
+
+class Holder:
+    """Anything with an ``effects`` attribute carries effects."""
+
+    def __init__(self):
+        self.effects = NO_EFFECTS
 
 
 def dodge(value: int, source: str, name: str | None = None, **kw) -> Effect:
@@ -30,145 +41,177 @@ def dodge(value: int, source: str, name: str | None = None, **kw) -> Effect:
 
 
 def test_an_empty_container_gives_nothing():
-    e = Effects()
-    assert (e.items, e.cond, e.against, e.timers) == ((), 0, (), [])
-    assert e.total(ATTACK) == 0 and e.breakdown(MELEE_AC) == ()
-    assert e.against_total(ATTACK, "o") == 0
+    h = Holder()
+    assert (h.effects.items, h.effects.cond, h.effects.against, h.effects.timers) == ((), 0, (), ())
+    assert h.effects.total(ATTACK) == 0 and h.effects.breakdown(MELEE_AC) == ()
+    assert h.effects.against_total(ATTACK, "o") == 0
 
 
 def test_add_sets_bits_and_modifiers_and_drop_removes_only_that_source():
-    e = Effects()
+    h = Holder()
     prone = Effect(
         "prone",
         ((ATTACK, Modifier(-4, "à terre")), (MELEE_AC, Modifier(-4, "à terre"))),
         Cond.PRONE,
     )
     blur = Effect("file:blurred", cond=Cond.BLURRED)
-    e.add(prone)
-    e.add(blur)
-    assert e.conditions == Cond.PRONE | Cond.BLURRED and type(e.cond) is int
-    assert e.total(ATTACK) == -4 and e.total(MELEE_AC) == -4 and e.total(RANGED_AC) == 0
-    assert e.drop("prone") and not e.drop("prone")
-    assert e.conditions == Cond.BLURRED and e.total(ATTACK) == 0 and e.items == (blur,)
+    add_effect(h, prone)
+    add_effect(h, blur)
+    assert h.effects.conditions == Cond.PRONE | Cond.BLURRED and type(h.effects.cond) is int
+    assert (
+        h.effects.total(ATTACK) == -4
+        and h.effects.total(MELEE_AC) == -4
+        and h.effects.total(RANGED_AC) == 0
+    )
+    assert drop_effect(h, "prone") and not drop_effect(h, "prone")
+    assert (
+        h.effects.conditions == Cond.BLURRED
+        and h.effects.total(ATTACK) == 0
+        and h.effects.items == (blur,)
+    )
 
 
 def test_two_dodge_bonuses_add_the_same_source_twice_counts_once():
-    e = Effects()
-    e.add(dodge(4, "défense", "total_defense", cond=Cond.TOTAL_DEFENSE))
-    e.add(dodge(1, "Esquive"))
-    assert e.total(MELEE_AC) == 5  # CRB « Dodge »: dodge bonuses stack
+    h = Holder()
+    add_effect(h, dodge(4, "défense", "total_defense", cond=Cond.TOTAL_DEFENSE))
+    add_effect(h, dodge(1, "Esquive"))
+    assert h.effects.total(MELEE_AC) == 5  # CRB « Dodge »: dodge bonuses stack
     # the same modifier (source and type) from a second effect: only the best applies
-    e.add(dodge(2, "défense", "fight_defensively"))
-    assert e.total(MELEE_AC) == 5
-    assert [m.source for m in e.breakdown(MELEE_AC)] == ["défense", "Esquive"]
+    add_effect(h, dodge(2, "défense", "fight_defensively"))
+    assert h.effects.total(MELEE_AC) == 5
+    assert [m.source for m in h.effects.breakdown(MELEE_AC)] == ["défense", "Esquive"]
     # the same effect twice is one effect
-    e.add(dodge(1, "Esquive"))
-    assert len(e.items) == 3 and e.total(RANGED_AC) == 5
+    add_effect(h, dodge(1, "Esquive"))
+    assert len(h.effects.items) == 3 and h.effects.total(RANGED_AC) == 5
 
 
 def test_typed_bonuses_keep_the_best_and_untyped_penalties_add():
-    e = Effects()
-    e.add(Effect("ring", on_ac(Modifier(1, "anneau", BonusType.DEFLECTION))))
-    e.add(Effect("spell", on_ac(Modifier(2, "bouclier de la foi", BonusType.DEFLECTION))))
-    e.add(Effect("charge", on_ac(Modifier(-2, "charge")), Cond.CHARGING))
-    e.add(Effect("other", on_ac(Modifier(-1, "autre"))))
-    assert e.total(MELEE_AC) == 2 - 2 - 1
-    assert [m.source for m in e.breakdown(MELEE_AC)] == ["charge", "bouclier de la foi", "autre"]
+    h = Holder()
+    add_effect(h, Effect("ring", on_ac(Modifier(1, "anneau", BonusType.DEFLECTION))))
+    add_effect(h, Effect("spell", on_ac(Modifier(2, "bouclier de la foi", BonusType.DEFLECTION))))
+    add_effect(h, Effect("charge", on_ac(Modifier(-2, "charge")), Cond.CHARGING))
+    add_effect(h, Effect("other", on_ac(Modifier(-1, "autre"))))
+    assert h.effects.total(MELEE_AC) == 2 - 2 - 1
+    assert [m.source for m in h.effects.breakdown(MELEE_AC)] == [
+        "charge",
+        "bouclier de la foi",
+        "autre",
+    ]
 
 
-def test_the_cached_total_follows_every_change():
-    e = Effects()
-    assert e.total(MELEE_AC) == 0
-    v = e.version
-    e.add(dodge(4, "défense"))
-    assert e.version > v and e.total(MELEE_AC) == 4
-    e.add(dodge(1, "Esquive"))
-    assert e.total(MELEE_AC) == 5
-    e.drop("défense")
-    assert e.total(MELEE_AC) == 1 and e.breakdown(MELEE_AC) == (Modifier(1, "Esquive", DODGE),)
-    e.drop("Esquive")
-    assert e.total(MELEE_AC) == 0
+def test_a_change_is_a_new_value_and_the_cached_total_follows_it():
+    h = Holder()
+    assert h.effects.total(MELEE_AC) == 0
+    before = h.effects
+    v = h.effects.version
+    add_effect(h, dodge(4, "défense"))
+    assert h.effects.version > v and h.effects.total(MELEE_AC) == 4
+    assert before is NO_EFFECTS and before.items == () and before.total(MELEE_AC) == 0
+    add_effect(h, dodge(1, "Esquive"))
+    assert h.effects.total(MELEE_AC) == 5
+    drop_effect(h, "défense")
+    assert h.effects.total(MELEE_AC) == 1 and h.effects.breakdown(MELEE_AC) == (
+        Modifier(1, "Esquive", DODGE),
+    )
+    drop_effect(h, "Esquive")
+    assert h.effects.total(MELEE_AC) == 0
 
 
 def test_modifiers_are_listed_in_condition_order_whatever_came_first():
-    e = Effects()
+    h = Holder()
     defense = dodge(4, "défense", cond=Cond.TOTAL_DEFENSE)
     prone = Effect("prone", on_ac(Modifier(-4, "à terre")), Cond.PRONE)
     charge = Effect("charge", on_ac(Modifier(-2, "charge")), Cond.CHARGING)
     plain = dodge(1, "Esquive")
     for effect in (plain, defense, prone, charge):
-        e.add(effect)
-    assert e.items == (charge, prone, defense, plain)
-    assert [m.source for m in e.breakdown(RANGED_AC)] == ["charge", "à terre", "défense", "Esquive"]
+        add_effect(h, effect)
+    assert h.effects.items == (charge, prone, defense, plain)
+    assert [m.source for m in h.effects.breakdown(RANGED_AC)] == [
+        "charge",
+        "à terre",
+        "défense",
+        "Esquive",
+    ]
 
 
 def test_an_effect_timed_on_its_holder_ends_at_the_start_of_its_next_turn():
-    e = Effects()
-    e.add(Effect("charge", on_ac(Modifier(-2, "charge")), Cond.CHARGING, ends=START))
-    e.tick(END)  # the end of the turn it charged in
-    assert e.cond == Cond.CHARGING and e.total(MELEE_AC) == -2
-    e.tick(START)
-    assert e.items == () and e.cond == 0 and e.total(MELEE_AC) == 0 and e.timers == []
+    h = Holder()
+    add_effect(h, Effect("charge", on_ac(Modifier(-2, "charge")), Cond.CHARGING, ends=START))
+    tick(h, END)  # the end of the turn it charged in
+    assert h.effects.cond == Cond.CHARGING and h.effects.total(MELEE_AC) == -2
+    tick(h, START)
+    assert (
+        h.effects.items == ()
+        and h.effects.cond == 0
+        and h.effects.total(MELEE_AC) == 0
+        and h.effects.timers == ()
+    )
 
 
 def test_an_effect_timed_on_another_combatant_ends_on_that_ones_turn():
-    aider, ally = Effects(), Effects()
+    aider, ally = Holder(), Holder()
     aid = Effect("aid:a", ((ATTACK, Modifier(2, "aide de a")),), ends=START, against="o")
-    ally.add(aid, clock=aider)
-    assert ally.timers == [] and len(aider.timers) == 1
-    ally.tick(START)  # the beneficiary's own turn does not end it
-    assert ally.against_total(ATTACK, "o") == 2
-    aider.tick(START)
-    assert ally.items == () and ally.against_total(ATTACK, "o") == 0 and aider.timers == []
+    add_effect(ally, aid, clock=aider)
+    assert ally.effects.timers == () and len(aider.effects.timers) == 1
+    tick(ally, START)  # the beneficiary's own turn does not end it
+    assert ally.effects.against_total(ATTACK, "o") == 2
+    tick(aider, START)
+    assert (
+        ally.effects.items == ()
+        and ally.effects.against_total(ATTACK, "o") == 0
+        and aider.effects.timers == ()
+    )
 
 
 def test_a_duration_in_turns_and_an_end_of_turn_duration():
-    e = Effects()
-    e.add(Effect("long", cond=Cond.BLURRED, ends=START, turns=2))
-    e.add(Effect("short", cond=Cond.BLINDED, ends=END))
-    e.tick(START)
-    assert e.conditions == Cond.BLURRED | Cond.BLINDED
-    e.tick(END)
-    assert e.conditions == Cond.BLURRED
-    e.tick(START)
-    assert e.cond == 0
+    h = Holder()
+    add_effect(h, Effect("long", cond=Cond.BLURRED, ends=START, turns=2))
+    add_effect(h, Effect("short", cond=Cond.BLINDED, ends=END))
+    tick(h, START)
+    assert h.effects.conditions == Cond.BLURRED | Cond.BLINDED
+    tick(h, END)
+    assert h.effects.conditions == Cond.BLURRED
+    tick(h, START)
+    assert h.effects.cond == 0
 
 
 def test_an_effect_gone_early_leaves_no_timer_to_end_its_successor():
-    e = Effects()
+    h = Holder()
     charge = Effect("charge", cond=Cond.CHARGING, ends=START, turns=2)
-    e.add(charge)
-    e.tick(START)
-    e.drop("charge")
-    e.add(charge)  # a new one: two turn starts again
-    e.tick(START)
-    assert e.cond == Cond.CHARGING
-    e.add(charge)  # an equal one replaces it and starts again
-    e.tick(START)
-    assert e.cond == Cond.CHARGING
-    e.tick(START)
-    assert e.cond == 0 and e.timers == []
+    add_effect(h, charge)
+    tick(h, START)
+    drop_effect(h, "charge")
+    add_effect(h, charge)  # a new one: two turn starts again
+    tick(h, START)
+    assert h.effects.cond == Cond.CHARGING
+    add_effect(h, charge)  # an equal one replaces it and starts again
+    tick(h, START)
+    assert h.effects.cond == Cond.CHARGING
+    tick(h, START)
+    assert h.effects.cond == 0 and h.effects.timers == ()
 
 
 def test_once_effects_are_spent_by_a_roll_against_their_opponent_on_their_stat():
-    e = Effects()
+    h = Holder()
     vs_o = Effect("aid:a", ((ATTACK, Modifier(2, "aide de a")),), against="o", once=True)
     vs_o2 = Effect("aid:h", ((ATTACK, Modifier(2, "aide de h")),), against="o", once=True)
     ac_o = Effect("aid:b", on_ac(Modifier(2, "aide de b")), against="o", once=True)
     vs_p = Effect("aid:c", ((ATTACK, Modifier(2, "aide de c")),), against="p", once=True)
     for effect in (vs_o, vs_o2, ac_o, vs_p):
-        e.add(effect)
+        add_effect(h, effect)
     # conditional effects are not in the unconditional totals
-    assert e.total(ATTACK) == 0 and e.total(MELEE_AC) == 0
-    assert e.against_total(ATTACK, "o") == 4 and e.against_total(RANGED_AC, "o") == 2
-    assert totals_against(e.items, ATTACK) == {"o": 4, "p": 2}
-    assert totals_against(e.items, MELEE_AC) == {"o": 2}
-    e.use(ATTACK, "o")
-    assert e.against == (ac_o, vs_p)
-    e.use(ATTACK, "q")
-    assert e.against == (ac_o, vs_p)
-    e.use(MELEE_AC, "o")
-    assert e.against == (vs_p,)
+    assert h.effects.total(ATTACK) == 0 and h.effects.total(MELEE_AC) == 0
+    assert (
+        h.effects.against_total(ATTACK, "o") == 4 and h.effects.against_total(RANGED_AC, "o") == 2
+    )
+    assert totals_against(h.effects.items, ATTACK) == {"o": 4, "p": 2}
+    assert totals_against(h.effects.items, MELEE_AC) == {"o": 2}
+    use_effects(h, ATTACK, "o")
+    assert h.effects.against == (ac_o, vs_p)
+    use_effects(h, ATTACK, "q")
+    assert h.effects.against == (ac_o, vs_p)
+    use_effects(h, MELEE_AC, "o")
+    assert h.effects.against == (vs_p,)
 
 
 def test_pure_readers_of_a_views_effects():

@@ -21,7 +21,7 @@ from engine.actions import (
 from engine.attack import PRONE_EFFECT
 from engine.battle import Battle
 from engine.checks import BonusType, Modifier
-from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, on_ac
+from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, add_effect, drop_effect, on_ac
 from engine.rng import ScriptedDice
 from policies import HeuristicPolicy
 
@@ -57,7 +57,7 @@ def test_total_defense_stacks_with_another_dodge_bonus_but_not_with_fighting_def
     b.dispatch(foe, AttackAction(target_id="me"))
     assert messages(b)[-1].startswith("sword vs me d20=14+0=14 CA 14 (défense +4) -> TOUCHÉ")
     # CRB « Dodge »: dodge bonuses from different sources stack
-    me.effects.add(Effect("haste", on_ac(Modifier(1, "rapidité", BonusType.DODGE))))
+    add_effect(me, Effect("haste", on_ac(Modifier(1, "rapidité", BonusType.DODGE))))
     b.dispatch(foe, AttackAction(target_id="me"))
     assert messages(b)[-1] == "sword vs me d20=14+0=14 CA 15 (défense +4, rapidité +1) -> RATÉ"
     assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 5
@@ -174,7 +174,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
 def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move():
     me = state("me", "A", make_profile(hp_max=20), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.effects.add(PRONE_EFFECT)
+    add_effect(me, PRONE_EFFECT)
     b = battle(ROW, [me, foe], {"attack": [7], "damage": [3]})
     assert b.dispatch(me, MoveAction(destination=(0, 3))).reason == Reason.PRONE
     assert b.dispatch(me, StandUpAction()).ok
@@ -190,7 +190,7 @@ def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move
 def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_attack():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.effects.add(PRONE_EFFECT)
+    add_effect(me, PRONE_EFFECT)
     b = battle(ROW, [me, foe])
     ids = [o.id for o in b.observe(me).legal_options]
     assert ids == [
@@ -203,7 +203,7 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
     plan = HeuristicPolicy().decide(b.observe(me))
     assert [a.kind for a in plan.actions] == ["stand_up", "attack"]
     # no enemy shoots: lying down is not on the menu of a standing combatant
-    me.effects.drop(PRONE_EFFECT.source)
+    drop_effect(me, PRONE_EFFECT.source)
     assert "drop_prone" not in [o.id for o in b.observe(me).legal_options]
 
 
