@@ -121,8 +121,6 @@ MELEE_AC: Stat = 1
 RANGED_AC: Stat = 2
 #: Combat Maneuver Defense
 CMD: Stat = 3
-#: the stats' names, by value
-STAT_NAMES = ("attack", "melee_ac", "ranged_ac", "cmd")
 
 
 def on_ac(mod: Modifier) -> tuple[tuple[Stat, Modifier], ...]:
@@ -145,7 +143,7 @@ class Moment(IntEnum):
 class Effect:
     """One effect on a combatant.
 
-    ``source`` names it (:meth:`Effects.drop` removes the effects of a source);
+    ``source`` names it (:func:`drop_effect` removes the effects of a source);
     each modifier names itself too (its ``source`` is what the transcript shows
     and what :func:`~engine.checks.stack` compares).
     """
@@ -162,7 +160,7 @@ class Effect:
     turns: int = 1
     #: only against this opponent's id (a conditional effect), else ``None``
     against: str | None = None
-    #: used up by the first roll it modifies (:meth:`Effects.use`)
+    #: used up by the first roll it modifies (:func:`use_effects`)
     once: bool = False
 
     def __post_init__(self) -> None:
@@ -212,6 +210,7 @@ class Effects:
         version: int = 0,
     ) -> None:
         #: every effect, in :class:`Cond` order, then in the order they came
+        #: (:func:`add_effect` keeps them so)
         self.items = items
         cond = 0
         for e in items:
@@ -315,8 +314,9 @@ def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
 def tick(clock: HasEffects, moment: Moment) -> None:
     """``moment`` of ``clock``'s turn has come: the timers it keeps count down,
     and the effects whose count reaches 0 end (on it or on those it gave them to)."""
+    timers = clock.effects.timers
     keep: list[Timer] = []
-    for timer in clock.effects.timers:
+    for timer in timers:
         if not timer.live:
             continue
         if timer.effect.ends is moment:
@@ -325,7 +325,8 @@ def tick(clock: HasEffects, moment: Moment) -> None:
                 _expire(timer)
                 continue
         keep.append(timer)
-    _set_timers(clock, tuple(keep))
+    if len(keep) != len(timers):
+        _set_timers(clock, tuple(keep))
 
 
 def _set_timers(clock: HasEffects, timers: tuple[Timer, ...]) -> None:
@@ -365,14 +366,6 @@ def _mods(items: Iterable[Effect], stat: Stat, against: str | None) -> list[Modi
 def _stacked(items: Iterable[Effect], stat: Stat) -> tuple[tuple[Modifier, ...], int]:
     mods = stack(_mods(items, stat, None))
     return mods, sum(m.value for m in mods)
-
-
-def cond_of(items: Iterable[Effect]) -> int:
-    """The union of the :class:`Cond` bits of ``items`` (a view's effects)."""
-    cond = 0
-    for e in items:
-        cond |= e.cond
-    return cond
 
 
 def typed_total(items: Iterable[Effect], stat: Stat, kind: BonusType) -> int:

@@ -4,7 +4,9 @@ by the PF1e rules (engine.checks.stack), one duration mechanism."""
 from __future__ import annotations
 
 import pytest
+from builders import battle, make_map, make_profile, state
 
+from engine.actions import DelayAction, TurnPlan
 from engine.checks import BonusType, Modifier
 from engine.effects import (
     ATTACK,
@@ -14,9 +16,9 @@ from engine.effects import (
     RANGED_AC,
     Cond,
     Effect,
+    Effects,
     Moment,
     add_effect,
-    cond_of,
     drop_effect,
     on_ac,
     tick,
@@ -220,10 +222,39 @@ def test_pure_readers_of_a_views_effects():
         Effect("prone", on_ac(Modifier(-4, "à terre")), Cond.PRONE),
         Effect("cmd", ((CMD, Modifier(1, "x", DODGE)),)),
     )
-    assert cond_of(items) == Cond.TOTAL_DEFENSE | Cond.PRONE
+    assert Effects(items).conditions == Cond.TOTAL_DEFENSE | Cond.PRONE
     assert typed_total(items, MELEE_AC, DODGE) == 4 and typed_total(items, CMD, DODGE) == 1
 
 
 @pytest.mark.parametrize("cond", list(Cond))
 def test_conditions_are_single_bits(cond):
     assert cond.value & (cond.value - 1) == 0
+
+
+class Watching:
+    """Plays ``actions`` and writes down the actor's conditions as its view shows them."""
+
+    def __init__(self, *actions):
+        self.actions = actions
+        self.seen: list[Cond] = []
+
+    def decide(self, obs):
+        self.seen.append(obs.actor.effects.conditions)
+        return TurnPlan(self.actions)
+
+
+def test_the_turn_loop_ticks_the_actor_at_the_start_and_the_end_of_its_turn():
+    row = make_map(["...."])
+    me = state("me", "A", make_profile(), row, (0, 0))
+    foe = state("foe", "B", make_profile(), row, (0, 3), 1)
+    add_effect(me, Effect("until_end", cond=Cond.BLINDED, ends=END))
+    add_effect(me, Effect("until_start", cond=Cond.BLURRED, ends=START))
+    delaying = Watching(DelayAction())
+    b = battle(row, [me, foe], policies={"A": delaying, "B": Watching()})
+    assert b.take_turn(me)  # delayed: its turn has started, not ended
+    assert delaying.seen == [Cond.BLINDED] and me.effects.conditions == Cond.BLINDED
+    b.take_turn(foe)  # another's turn changes nothing
+    assert me.effects.conditions == Cond.BLINDED
+    b._policies["A"] = Watching()
+    assert not b.take_turn(me)  # the delayed turn, played: its end comes
+    assert me.effects.cond == 0 and me.effects.timers == ()
