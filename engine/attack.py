@@ -19,8 +19,22 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.checks import CheckKind, Modifier, RollRecord, check
+from engine.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.creatures import AttackProfile, parse_bypass
+from engine.effects import (
+    ATTACK,
+    CMD,
+    FILE_CONDITIONS,
+    MELEE_AC,
+    RANGED_AC,
+    Cond,
+    Effect,
+    Moment,
+    Stat,
+    file_cond,
+    on_ac,
+    use_effects,
+)
 from engine.fight import FightState
 from engine.grid import distance_ft
 from engine.life import apply_damage, apply_nonlethal
@@ -38,6 +52,10 @@ _MISS_CHANCE = RollKind.MISS_CHANCE
 
 CHARGE_ATTACK_BONUS = 2
 CHARGE_AC_PENALTY = 2
+#: SRD « Charge »: −2 AC until the start of the charger's next turn
+CHARGE_EFFECT = Effect(
+    "charge", on_ac(Modifier(-CHARGE_AC_PENALTY, "charge")), Cond.CHARGING, ends=Moment.TURN_START
+)
 HIGH_GROUND_BONUS = 1
 ITERATIVE_STEP = -5
 #: SRD « Natural Attacks »: secondary natural attacks (−2 with Multiattack)
@@ -48,8 +66,28 @@ MULTIATTACK_SECONDARY = -2
 PRONE_ATTACK = -4
 PRONE_AC_VS_MELEE = -4
 PRONE_AC_VS_RANGED = 4
+#: SRD « Prone »: until it stands up (:func:`engine.moves.do_stand_up`)
+PRONE_EFFECT = Effect(
+    "prone",
+    (
+        (ATTACK, Modifier(PRONE_ATTACK, "à terre")),
+        (MELEE_AC, Modifier(PRONE_AC_VS_MELEE, "à terre")),
+        (RANGED_AC, Modifier(PRONE_AC_VS_RANGED, "à terre")),
+    ),
+    Cond.PRONE,
+)
+#: SRD « Run »: no Dex bonus to AC until the start of the runner's next turn
+#: (unless it has the Run feat: :func:`target_ac`)
+RUN_EFFECT = Effect("run", cond=Cond.RUNNING, ends=Moment.TURN_START)
+#: condition bits (plain ints: cheaper to test than the IntFlag's members)
+_RUNNING = Cond.RUNNING.value
+_INVISIBLE = Cond.INVISIBLE.value
+_BLINDED = Cond.BLINDED.value
 #: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition
 MISS_CHANCE = {"blurred": 20, "displaced": 50, "invisible": 50}
+#: the same by condition bit, and the union of those bits
+_MISS_BY_BIT = tuple((FILE_CONDITIONS[name].value, chance) for name, chance in MISS_CHANCE.items())
+CONCEALING = file_cond(MISS_CHANCE)
 #: SRD « Blinded »: every opponent has total concealment for a blinded attacker
 BLINDED_MISS_CHANCE = 50
 #: SRD « Invisibility »: +2 to attack a creature that cannot see the attacker
@@ -59,11 +97,9 @@ INVISIBLE_ATTACKER_BONUS = 2
 def unseen(actor: CombatantState, target: CombatantState) -> bool:
     """The target cannot see the attacker: invisible attacker, blinded target, or
     an attacker hidden from the target (SRD « Stealth », :mod:`engine.stealth`)."""
-    return (
-        "invisible" in actor.profile.conditions
-        or "blinded" in target.profile.conditions
-        or target.id in actor.hidden_from
-    )
+    if actor.effects.cond & _INVISIBLE or target.effects.cond & _BLINDED:
+        return True
+    return target.id in actor.hidden_from
 
 
 def miss_chance(actor: CombatantState, target: CombatantState) -> int:
@@ -74,9 +110,9 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     A blinded target does not see an invisible attacker either, which changes
     nothing here.
     """
-    conditions = target.profile.conditions
-    chance = max((MISS_CHANCE.get(c, 0) for c in conditions), default=0) if conditions else 0
-    if "blinded" in actor.profile.conditions:
+    cond = target.effects.cond
+    chance = max([c for bit, c in _MISS_BY_BIT if cond & bit]) if cond & CONCEALING else 0
+    if actor.effects.cond & _BLINDED:
         chance = max(chance, BLINDED_MISS_CHANCE)
     if actor.id in target.hidden_from:  # a hidden target is treated as invisible
         chance = max(chance, MISS_CHANCE["invisible"])
@@ -93,6 +129,33 @@ TOTAL_DEFENSE_AC = 4
 #: SRD « Fighting Defensively as a Standard Action »: −4 on attacks, +2 dodge AC
 FIGHT_DEFENSIVELY_PENALTY = -4
 FIGHT_DEFENSIVELY_AC = 2
+
+
+def _defense(value: int) -> tuple[tuple[Stat, Modifier], ...]:
+    """A defensive stance's dodge bonus: to AC, and to CMD (CRB « Combat Maneuver
+    Defense »: dodge bonuses to AC apply). Both stances name it « défense »: the
+    same effect twice, of which only the best applies (CRB « Total Defense »: it
+    does not combine with fighting defensively)."""
+    mod = Modifier(value, "défense", BonusType.DODGE)
+    return (*on_ac(mod), (CMD, mod))
+
+
+#: SRD « Total Defense »: +4 dodge AC until the start of its next turn
+TOTAL_DEFENSE_EFFECT = Effect(
+    "total_defense", _defense(TOTAL_DEFENSE_AC), Cond.TOTAL_DEFENSE, ends=Moment.TURN_START
+)
+#: SRD « Fighting Defensively »: −4 on its attacks and +2 dodge AC until the start
+#: of its next turn (two effects of one source: the penalty is listed before
+#: prone's on an attack roll, the bonus after prone's in the AC, :class:`Cond` order)
+FIGHT_DEFENSIVELY_EFFECTS = (
+    Effect(
+        "fight_defensively",
+        ((ATTACK, Modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive")),),
+        Cond.FIGHTING_DEFENSIVELY,
+        ends=Moment.TURN_START,
+    ),
+    Effect("fight_defensively", _defense(FIGHT_DEFENSIVELY_AC), ends=Moment.TURN_START),
+)
 #: SRD « Flanking »: melee attack bonus
 FLANKING_BONUS = 2
 #: SRD « Shooting or Throwing into a Melee »: ranged attack penalty
@@ -355,19 +418,18 @@ def attack_modifiers(
             mods.append(modifier(FLANKING_BONUS, "prise en tenaille"))
     if charge:
         mods.append(modifier(CHARGE_ATTACK_BONUS, "charge"))
-    if actor.fighting_defensively:
-        mods.append(modifier(FIGHT_DEFENSIVELY_PENALTY, "combat sur la défensive"))
-    if actor.prone:
-        mods.append(modifier(PRONE_ATTACK, "à terre"))
+    effects = actor.effects
+    if effects.items:  # its effects' attack modifiers, stacked (engine.effects)
+        mods.extend(effects.breakdown(ATTACK))
     if unseen(actor, target):
-        hidden = "invisible" not in actor.profile.conditions and target.id in actor.hidden_from
+        hidden = not effects.cond & _INVISIBLE and target.id in actor.hidden_from
         mods.append(
             modifier(
                 INVISIBLE_ATTACKER_BONUS, "attaquant caché" if hidden else "attaquant invisible"
             )
         )
-    if actor.aids:
-        aid = actor.aid_bonus(target.id, "attack")
+    if effects.against:  # SRD « Aid Another »: against this target
+        aid = effects.against_total(ATTACK, target.id)
         if aid:
             mods.append(modifier(aid, "aide"))
     return tuple(mods)
@@ -390,8 +452,9 @@ def target_ac(
     ac = base_ac.touch if touch else base_ac.total
     if touch:
         notes.append("contact")
+    effects = target.effects
     blind_to = unseen(actor, target)
-    if blind_to or (target.running and "run" not in target.profile.features):
+    if blind_to or (effects.cond & _RUNNING and "run" not in target.profile.features):
         # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
         # the AC without it
         lost = max(0, base_ac.total - base_ac.flat_footed)
@@ -405,18 +468,12 @@ def target_ac(
     if cover:
         ac += cover
         notes.append(f"abri +{cover}")
-    if target.charging:
-        ac -= CHARGE_AC_PENALTY
-        notes.append(f"charge -{CHARGE_AC_PENALTY}")
-    if target.prone:
-        delta = PRONE_AC_VS_MELEE if attack.is_melee else PRONE_AC_VS_RANGED
-        ac += delta
-        notes.append(f"à terre {delta:+d}")
-    if target.defense_ac_bonus:
-        ac += target.defense_ac_bonus
-        notes.append(f"défense +{target.defense_ac_bonus}")
-    if target.aids:
-        aid = target.aid_bonus(actor.id, "ac")
+    if effects.items:  # its effects' AC modifiers, stacked (engine.effects)
+        for mod in effects.breakdown(MELEE_AC if attack.is_melee else RANGED_AC):
+            ac += mod.value
+            notes.append(f"{mod.source} {mod.value:+d}")
+    if effects.against:  # SRD « Aid Another »: against this attacker
+        aid = effects.against_total(MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
         if aid:
             ac += aid
             notes.append(f"aide +{aid}")
@@ -468,9 +525,10 @@ def _swing(
         actor.hidden_from.clear()
         fight.note(actor, "n'est plus caché (attaque)")
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
-    if actor.aids or target.aids:  # SRD « Aid Another »: used on this attack roll
-        actor.use_aid(target.id, "attack")
-        target.use_aid(actor.id, "ac")
+    if actor.effects.against or target.effects.against:
+        # SRD « Aid Another »: used on this attack roll
+        use_effects(actor, ATTACK, target.id)
+        use_effects(target, MELEE_AC if attack.is_melee else RANGED_AC, actor.id)
     confirm: RollRecord | None = None
     if not roll.success:
         if fight.log is not None:

@@ -32,6 +32,7 @@ from engine.actions import (
 )
 from engine.checks import CheckKind, Modifier, check
 from engine.economy import filter_plan
+from engine.effects import Cond, Moment, tick
 from engine.fight import FightState, LogEntry, ReactionEvent
 from engine.life import dying_turn, lose_hp
 from engine.maps import GameMap
@@ -42,6 +43,8 @@ from engine.rng import Rng
 from engine.snapshot import ProfileView, build_views, fill_readiness
 from engine.state import CombatantState
 from engine.table import ACTIONS
+
+_PRONE = Cond.PRONE.value
 
 
 class Policy(Protocol):
@@ -276,11 +279,9 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
-        actor.charging = False
+        if actor.effects.timers:  # the one duration mechanism (engine.effects)
+            tick(actor, Moment.TURN_START)
         actor.moved_this_turn = False
-        actor.defense_ac_bonus = 0
-        actor.fighting_defensively = False
-        actor.running = False
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed
         fight.acting = actor
@@ -341,6 +342,8 @@ class Battle:
         fight.acting = None
         if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
             actor.immediate_used = False
+            if actor.effects.timers:
+                tick(actor, Moment.TURN_END)
         return delayed
 
     def _do_delay(self, actor: CombatantState, plan: DelayAction, *, first: bool) -> ActionResult:
@@ -366,7 +369,7 @@ class Battle:
         row = ACTIONS.get(action.kind)
         if row is None or row.verify is None:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
-        if row.moves and actor.prone:
+        if row.moves and actor.effects.cond & _PRONE:
             return ActionResult(action.kind, False, Reason.PRONE)
         fight = self.fight
         plan: Any = row.verify(fight.gmap, fight, actor, action)

@@ -93,6 +93,11 @@ class Mover(Presence, Protocol):
         """Ids of its broken weapons."""
         ...
 
+    @property
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects."""
+        ...
+
 
 C = TypeVar("C", bound=Mover)
 

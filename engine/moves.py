@@ -31,8 +31,9 @@ from engine.actions import (
     succeeded,
 )
 from engine.aoo import STANDS, provoke, provoke_entering, threat_possible
-from engine.attack import resolve_swing
+from engine.attack import CHARGE_EFFECT, PRONE_EFFECT, RUN_EFFECT, resolve_swing
 from engine.creatures import AttackProfile
+from engine.effects import Cond, add_effect, drop_effect
 from engine.fight import C, FightState, Mover, Situation
 from engine.grid import Path
 from engine.maps import Cell, GameMap
@@ -51,6 +52,8 @@ from engine.space import body_distance_squares, footprint
 from engine.state import CombatantState
 from engine.stealth import after_move, reveal
 from engine.tumbling import Tumble
+
+_PRONE = Cond.PRONE.value
 
 
 def walk(
@@ -319,7 +322,7 @@ def do_charge(fight: FightState, actor: CombatantState, plan: ChargePlan) -> Act
     reveal(fight, actor, "charge")  # SRD « Stealth »: charging breaks it
     if not walk(fight, actor, plan.path.cells, "charge"):
         return succeeded("charge")  # fell to an attack of opportunity
-    actor.charging = True
+    add_effect(actor, CHARGE_EFFECT)  # −2 AC until its next turn
     if target.active:
         resolve_swing(fight, actor, target, plan.attack, charge=True)
     return succeeded("charge")
@@ -369,7 +372,7 @@ def do_run(fight: FightState, actor: CombatantState, path: Path) -> ActionResult
     refused = readiness.run_endurance(fight, actor)
     if refused is not None:
         return refused
-    actor.running = True  # a run that moves nowhere still counts (SRD: it ran)
+    add_effect(actor, RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
     reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "course")
     return succeeded("run")
@@ -406,21 +409,21 @@ def do_withdraw(fight: FightState, actor: CombatantState, path: Path) -> ActionR
 
 def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneAction) -> ActionResult:
     """SRD « Drop Prone »: a free action."""
-    if actor.prone:
+    if actor.effects.cond & _PRONE:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
-    actor.prone = True
+    add_effect(actor, PRONE_EFFECT)
     fight.note(actor, "se jette à terre")
     return succeeded("drop_prone")
 
 
 def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -> ActionResult:
     """SRD « Stand Up »: a move action that provokes attacks of opportunity."""
-    if not actor.prone:
+    if not actor.effects.cond & _PRONE:
         return ActionResult("stand_up", False, Reason.NOT_PRONE)
     # SRD: standing up provokes; the attacks land while it is still prone
     if threat_possible(fight, actor, movement=False):
         provoke(fight, actor, actor.pos, movement=False, why=STANDS)
     if actor.active:
-        actor.prone = False
+        drop_effect(actor, PRONE_EFFECT.source)
         fight.note(actor, "se relève")
     return succeeded("stand_up")

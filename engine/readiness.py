@@ -53,12 +53,13 @@ from engine.aoo import provoke
 from engine.attack import attack_modifiers, engaged_friend, resolve_swing
 from engine.checks import CheckKind, Modifier, check
 from engine.creatures import AttackProfile
+from engine.effects import ATTACK, Effect, Moment, add_effect, on_ac
 from engine.fight import C, FightState, Hooks, ReactionEvent, Situation
 from engine.maps import GameMap
 from engine.packs import D20_ATTACK, D20_PLAIN, PF1E
 from engine.reach import threatens, weapon_for
 from engine.rng import RollKind
-from engine.state import Aid, CombatantState, Readied
+from engine.state import CombatantState, Readied
 from engine.weapons import after_swing as weapon_after_swing
 
 #: SRD « Aid Another »: the attack roll's target and the bonus granted
@@ -122,11 +123,9 @@ def do_ready(fight: FightState, actor: CombatantState, plan: ReadyPlan) -> Actio
 
 
 def turn_starts(fight: FightState, actor: CombatantState) -> None:
-    """Start of ``actor``'s turn: its unfired readied action and the aid
-    bonuses it granted end."""
+    """Start of ``actor``'s turn: its unfired readied action ends (the aid
+    bonuses it granted end with it too: their effects are timed on its turns)."""
     expire_ready(fight, actor)
-    if any(c.aids for c in fight.combatants):
-        expire_aids(fight, actor)
 
 
 def expire_ready(fight: FightState, actor: CombatantState) -> None:
@@ -358,18 +357,27 @@ def do_aid(fight: FightState, actor: CombatantState, plan: AidPlan) -> ActionRes
     what = "attaque" if plan.mode == "attack" else "CA"
     text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
-        fight.readiness_used = True
-        ally.aids.append(Aid(actor.id, opponent.id, plan.mode, AID_BONUS))
+        add_effect(ally, aid_effect(actor.id, opponent.id, plan.mode), clock=actor)
         text += f" : +{AID_BONUS} en {what}"
     fight.note(actor, text, rec)
     return succeeded("aid_another")
 
 
-def expire_aids(fight: FightState, aider: CombatantState) -> None:
-    """Start of the aider's turn: the bonuses it granted and that were not used end."""
-    for c in fight.combatants:
-        if c.aids and any(a.aider == aider.id for a in c.aids):
-            c.aids = [a for a in c.aids if a.aider != aider.id]
+def aid_effect(aider: str, opponent: str, mode: str) -> Effect:
+    """SRD « Aid Another »: +2 on the beneficiary's next attack roll against
+    ``opponent`` (``mode="attack"``) or to its AC against ``opponent``'s next
+    attack (``mode="ac"``), until the start of ``aider``'s next turn (timed on the
+    aider's turns: :func:`engine.effects.add_effect` with its ``clock``). Aids of
+    different aiders stack (each its own source).
+
+    >>> aid_effect("h", "o", "attack").mods
+    ((0, Modifier(2, 'aide de h')),)
+    """
+    mod = Modifier(AID_BONUS, f"aide de {aider}")
+    mods = ((ATTACK, mod),) if mode == "attack" else on_ac(mod)
+    return Effect(
+        f"aid:{aider}:{opponent}:{mode}", mods, ends=Moment.TURN_START, against=opponent, once=True
+    )
 
 
 # -- run endurance -----------------------------------------------------------------

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from engine.checks import CheckKind, Modifier, RollRecord, check
 from engine.creatures import Combatant, CombatantProfile, SkillEntry, ability_mod
+from engine.effects import CMD, Cond, file_cond
 from engine.packs import D20_PLAIN
 from engine.rng import Rng, RollKind
 from engine.state import CombatantState
@@ -66,6 +67,8 @@ SKILL_ROLL = {
     "perception": RollKind.PERCEPTION,
     "stealth": RollKind.STEALTH,
 }
+
+_BLINDED = Cond.BLINDED.value
 
 #: French names written in transcripts
 SKILL_FR = {"stealth": "Discrétion", "perception": "Perception", "acrobatics": "Acrobaties"}
@@ -163,16 +166,19 @@ def entry_modifiers(
     return tuple(mods)
 
 
-def skill_modifiers(profile: CombatantProfile, skill: str) -> tuple[Modifier, ...]:
+def skill_modifiers(
+    profile: CombatantProfile, skill: str, cond: int | None = None
+) -> tuple[Modifier, ...]:
     """Every modifier of ``profile``'s ``skill`` check, situational penalties of
-    its fight-long conditions included (blinded)."""
+    its conditions included (blinded): ``cond``, the :class:`~engine.effects.Cond`
+    bits it is under (default: its file's fight-long conditions)."""
     spec = profile.spec
     ability = key_ability(skill)
     mod = ability_mod(_ability_score(spec, ability)) if ability else 0
     mods = entry_modifiers(skill_entry(spec, skill), skill, mod, spec.size)
-    if "blinded" in profile.conditions and (
-        ability in ("str", "dex") or _key(skill) == "perception"
-    ):
+    if cond is None:
+        cond = file_cond(profile.conditions)
+    if cond & _BLINDED and (ability in ("str", "dex") or _key(skill) == "perception"):
         mods += (Modifier(BLINDED_SKILL_PENALTY, "aveuglé"),)
     return mods
 
@@ -192,7 +198,7 @@ def skill_check(
     """Roll a skill check: d20 + :func:`skill_modifiers` + ``extra`` against ``target``
     (``None``: an open roll for an opposed check). No natural 1/20 rule. Its die
     is rolled as the skill's :data:`SKILL_ROLL` kind."""
-    mods = skill_modifiers(state.profile, skill) + tuple(extra)
+    mods = skill_modifiers(state.profile, skill, state.effects.cond) + tuple(extra)
     roll = SKILL_ROLL.get(_key(skill), RollKind.SKILL)
     return check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
 
@@ -212,6 +218,6 @@ def base_cmd(spec: Combatant) -> int:
 
 
 def cmd(state: CombatantState) -> int:
-    """Current CMD: :func:`base_cmd` plus its dodge bonus until its next turn
-    (total defense, fighting defensively — dodge bonuses apply to CMD)."""
-    return base_cmd(state.profile.spec) + state.defense_ac_bonus
+    """Current CMD: :func:`base_cmd` plus what its effects give CMD (the dodge
+    bonus of total defense or fighting defensively, until its next turn)."""
+    return base_cmd(state.profile.spec) + state.effects.total(CMD)

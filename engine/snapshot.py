@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Literal
 
+from engine.checks import BonusType
 from engine.creatures import (
     AbilityScores,
     ACBreakdown,
@@ -39,8 +40,14 @@ from engine.creatures import (
     DamageReduction,
     Saves,
 )
+from engine.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
 from engine.maps import Cell
-from engine.state import Aid, CombatantState, Readied
+from engine.state import CombatantState, LifeStates, Readied
+
+#: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
+_CHARGING = Cond.CHARGING.value
+_RUNNING = Cond.RUNNING.value
+_PRONE = Cond.PRONE.value
 
 #: where a public field's value comes from:
 #:
@@ -48,8 +55,9 @@ from engine.state import Aid, CombatantState, Readied
 #: * ``state``: copied from the :class:`~engine.state.CombatantState` attribute
 #:   :attr:`PublicField.state` every turn (a slot of the view);
 #: * ``readiness``: set by :func:`fill_readiness`, only in fights that use readied
-#:   actions, aid another, immediate actions or running (a slot with a default);
-#: * ``view``: computed by the view from the others (a property).
+#:   actions, immediate actions or running (a slot with a default);
+#: * ``view``: computed by the view from the others or from the combatant's effects
+#:   (:mod:`engine.effects`, held by the view as they were) — a property.
 Origin = Literal["profile", "state", "readiness", "view"]
 
 
@@ -156,21 +164,21 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("active", "bool", "able to act", "view"),
     F("dead", "bool", "dead", "state"),
     F("dying", "bool", "below 0 hit points and not stabilized", "view"),
-    F("stabilized", "bool", "below 0 hit points, stable", "state", state="c.stable"),
+    F("stabilized", "bool", "below 0 hit points, stable", "state", attr="stable"),
     F("disabled", "bool", "at exactly 0 hit points", "view"),
     F("staggered", "bool", "one move or standard action a turn", "view"),
     F("initiative_total", "int", "its initiative result", "state", state="c.initiative"),
     F("aoo_remaining", "int", "attacks of opportunity it can still make this round", "state",
       state="c.profile.aoo_per_round - c.aoo_used"),
-    F("charging", "bool", "charged on its last turn (−2 AC)", "state"),
+    F("charging", "bool", "charged on its last turn (−2 AC)", "view"),
     F("defense_ac_bonus", "int",
-      "dodge AC bonus until its next turn (total defense, fighting defensively)", "state"),
+      "dodge AC bonus until its next turn (total defense, fighting defensively)", "view"),
     F("aware", "bool", "aware of its opponents (else surprised in the surprise round)",
       "state"),
     F("prone", "bool", "lying on the ground: −4 to attack, −4 AC in melee, +4 AC at range",
-      "state"),
+      "view"),
     F("running", "bool", "ran on its last turn: no Dex bonus to AC (unless the Run feat)",
-      "state"),
+      "view"),
     F("delayed", "bool", "delayed its turn this round (it cannot delay again)", "state"),
     F("speed_effective_ft", "int", "movement of one move action (halved when disabled)",
       "view"),
@@ -193,8 +201,8 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
 )  # fmt: skip
 del F
 
-#: the ``state`` fields, in the order of :class:`CombatantView`'s slots after ``static``
-#: and ``width``
+#: the ``state`` fields, in the order of :class:`CombatantView`'s slots after ``static``,
+#: ``width`` and ``effects``
 STATE_FIELDS: tuple[PublicField, ...] = tuple(f for f in PUBLIC_FIELDS if f.origin == "state")
 
 
@@ -218,39 +226,35 @@ class ProfileView:
 
 
 @dataclass(slots=True)
-class CombatantView:
+class CombatantView(LifeStates):
     """Public state of one combatant at the time of the observation.
 
     A copy made for this observation only: the engine never reads it back, so
     changing it cannot affect the fight (it is not frozen, which makes it
-    cheaper to build every turn). The slots after ``static`` and ``width`` are the
-    ``state`` fields of :data:`PUBLIC_FIELDS` in list order, then the ``readiness``
-    ones; every other public field is a property. What each means:
-    :data:`PUBLIC_FIELDS`.
+    cheaper to build every turn). The slots after ``static``, ``width`` and
+    ``effects`` are the ``state`` fields of :data:`PUBLIC_FIELDS` in list order,
+    then the ``readiness`` ones; every other public field is a property. What each
+    means: :data:`PUBLIC_FIELDS`.
     """
 
     static: ProfileView
     width: int
+    #: its effects as they were (an immutable :class:`~engine.effects.Effects`)
+    effects: Effects
     id: str
     side: str
     cell: Cell
     hp: int
     nonlethal: int
     dead: bool
-    stabilized: bool
+    stable: bool
     initiative_total: int
     aoo_remaining: int
-    charging: bool
-    defense_ac_bonus: int
     aware: bool
-    prone: bool
-    running: bool
     delayed: bool
     hidden_from: tuple[str, ...]
     weapon_broken: frozenset[str]
     readied: Readied | None = None
-    #: aid another bonuses it benefits from (public as ``aid_attack_bonus`` and ``aid_ac_bonus``)
-    aids: tuple[Aid, ...] = ()
     immediate_used: bool = False
     run_rounds: int = 0
     run_rest_rounds: int = 0
@@ -395,17 +399,27 @@ class CombatantView:
         return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
-    def dying(self) -> bool:
-        return not self.dead and self.hp < 0 and not self.stabilized
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects."""
+        return self.effects.cond
 
     @property
-    def disabled(self) -> bool:
-        return not self.dead and self.hp == 0
+    def charging(self) -> bool:
+        return self.effects.cond & _CHARGING != 0
 
     @property
-    def staggered(self) -> bool:
-        """One move or standard action: disabled, or nonlethal equal to hp."""
-        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
+    def prone(self) -> bool:
+        return self.effects.cond & _PRONE != 0
+
+    @property
+    def running(self) -> bool:
+        return self.effects.cond & _RUNNING != 0
+
+    @property
+    def defense_ac_bonus(self) -> int:
+        """The dodge bonus to AC its effects give (total defense, fighting defensively)."""
+        items = self.effects.items
+        return typed_total(items, MELEE_AC, BonusType.DODGE) if items else 0
 
     @property
     def speed_effective_ft(self) -> int:
@@ -429,12 +443,12 @@ class CombatantView:
         return self.aid_bonus("ac")
 
     def aid_bonus(self, mode: str) -> dict[str, int]:
-        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``)."""
-        out: dict[str, int] = {}
-        for aid in self.aids:
-            if aid.mode == mode:
-                out[aid.opponent] = out.get(aid.opponent, 0) + aid.bonus
-        return out
+        """Aid another bonuses by opponent id (``mode``: ``attack`` or ``ac``): what its
+        conditional effects give its attack rolls or its AC against each opponent."""
+        against = self.effects.against
+        if not against:
+            return {}
+        return totals_against(against, ATTACK if mode == "attack" else MELEE_AC)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field of :data:`PUBLIC_FIELDS`, in its order."""
@@ -447,7 +461,7 @@ def _compile_build() -> Callable[
     args = ", ".join(f.source for f in STATE_FIELDS)
     source = (
         "def build_views(statics, width, combatants):\n"
-        f"    return tuple([View(statics[c.id], width, {args}) for c in combatants])\n"
+        f"    return tuple([View(statics[c.id], width, c.effects, {args}) for c in combatants])\n"
     )
     namespace: dict[str, Any] = {"View": CombatantView}
     exec(compile(source, "<engine.snapshot.build_views>", "exec"), namespace)
@@ -465,10 +479,9 @@ def fill_readiness(
 ) -> None:
     """Copy the readiness state of each combatant (:mod:`engine.readiness`) into
     its view (``views`` in ``combatants`` order) in round ``rnd``: the ``readiness``
-    fields of :data:`PUBLIC_FIELDS` and the aids behind ``aid_*_bonus``."""
+    fields of :data:`PUBLIC_FIELDS`."""
     for view, c in zip(views, combatants, strict=True):
         view.readied = c.readied
-        view.aids = tuple(c.aids)
         view.immediate_used = c.immediate_used
         view.run_rounds = c.run_rounds if c.run_last_round >= rnd - 1 else 0
         view.run_rest_rounds = max(0, c.run_rest_until - rnd)

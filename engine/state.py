@@ -7,20 +7,8 @@ from dataclasses import dataclass, field
 from engine.actions import ActionResult
 from engine.checks import RollRecord
 from engine.creatures import AttackProfile, CombatantProfile
+from engine.effects import NO_EFFECTS, Effects, add_effect, file_effects
 from engine.maps import Cell
-
-
-@dataclass(frozen=True, slots=True)
-class Aid:
-    """One successful aid another (SRD « Aid Another »): +``bonus`` for the
-    beneficiary on its next attack roll against ``opponent`` (``mode="attack"``)
-    or to its AC against ``opponent``'s next attack (``mode="ac"``), until the
-    start of the aider's next turn."""
-
-    aider: str
-    opponent: str
-    mode: str
-    bonus: int = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +22,45 @@ class Readied:
     round: int
 
 
+class LifeStates:
+    """The life-state predicates of a combatant (SRD « Disabled », « Dying »,
+    « Staggered »), over its ``dead``, ``hp``, ``nonlethal`` and ``stable``: one
+    definition for the engine's :class:`CombatantState` and the Observation's
+    views (:class:`engine.snapshot.CombatantView`), inherited by both (a mixin
+    without slots of its own: no call beyond the property itself).
+
+    >>> class Hurt(LifeStates):
+    ...     dead, hp, nonlethal, stable = False, 0, 0, False
+    >>> h = Hurt()
+    >>> h.disabled, h.staggered, h.dying
+    (True, True, False)
+    """
+
+    __slots__ = ()
+
+    dead: bool
+    hp: int
+    nonlethal: int
+    stable: bool
+
+    @property
+    def disabled(self) -> bool:
+        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
+        return not self.dead and self.hp == 0
+
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
+        return (not self.dead and self.hp == 0) or (self.hp > 0 and self.nonlethal == self.hp)
+
+    @property
+    def dying(self) -> bool:
+        """Below 0 hit points and not stabilized."""
+        return not self.dead and self.hp < 0 and not self.stable
+
+
 @dataclass(slots=True, eq=False)
-class CombatantState:
+class CombatantState(LifeStates):
     """One combatant during one fight.
 
     ``active`` is kept up to date by :mod:`engine.life`: change ``hp`` and
@@ -61,19 +86,11 @@ class CombatantState:
     #: delayed its turn this round (a second delay is refused)
     delayed: bool = False
     initiative_roll: RollRecord | None = None
-    #: charged on its last turn: −2 AC until the start of its next turn
-    charging: bool = False
-    #: dodge bonus to AC until the start of its next turn (total defense +4,
-    #: fighting defensively +2)
-    defense_ac_bonus: int = 0
-    #: fighting defensively this turn: −4 on its attacks
-    fighting_defensively: bool = False
+    #: its conditions and passing modifiers, with their durations (:mod:`engine.effects`)
+    #: (an immutable value, replaced on every change: :func:`engine.effects.add_effect` …)
+    effects: Effects = NO_EFFECTS
     #: aware of its opponents when the fight starts (else surprised)
     aware: bool = True
-    #: lying on the ground (SRD « Prone »), until it stands up
-    prone: bool = False
-    #: ran on its last turn: no Dex bonus to AC until its next turn (unless Run feat)
-    running: bool = False
     moved_this_turn: bool = False
     #: attacks of opportunity made this round
     aoo_used: int = 0
@@ -89,8 +106,6 @@ class CombatantState:
     readied: Readied | None = None
     #: round whose regular turn a readied action fired before has used up
     ready_spent_round: int = -1
-    #: aid another bonuses this creature benefits from
-    aids: list[Aid] = field(default_factory=list)
     #: an immediate action taken off-turn: no swift or immediate action until
     #: the end of its next turn (SRD « Immediate Actions »)
     immediate_used: bool = False
@@ -125,33 +140,14 @@ class CombatantState:
     def __post_init__(self) -> None:
         self.space = self.profile.space
         self.very_small = self.profile.very_small
+        if self.profile.conditions:  # fight-long conditions: permanent effects
+            for effect in file_effects(self.profile.conditions):
+                add_effect(self, effect)
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
         self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
-
-    def aid_bonus(self, opponent: str, mode: str) -> int:
-        """Total aid another bonus against ``opponent`` (``mode``: attack or ac)."""
-        return sum(a.bonus for a in self.aids if a.opponent == opponent and a.mode == mode)
-
-    def use_aid(self, opponent: str, mode: str) -> None:
-        """The bonuses against ``opponent`` in ``mode`` were used on one attack roll."""
-        self.aids = [a for a in self.aids if not (a.opponent == opponent and a.mode == mode)]
-
-    @property
-    def disabled(self) -> bool:
-        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
-        return not self.dead and self.hp == 0
-
-    @property
-    def staggered(self) -> bool:
-        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
-        return self.disabled or (self.hp > 0 and self.nonlethal == self.hp)
-
-    @property
-    def dying(self) -> bool:
-        return not self.dead and self.hp < 0 and not self.stable
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -159,6 +155,12 @@ class CombatantState:
         if not self.weapon_broken:
             return self.profile.attacks
         return tuple(a for a in self.profile.attacks if a.id not in self.weapon_broken)
+
+    @property
+    def cond(self) -> int:
+        """The :class:`~engine.effects.Cond` bits of its effects (what the rules
+        shared with the Observation's views read; hot paths read ``effects.cond``)."""
+        return self.effects.cond
 
     @property
     def threat_reach_ft(self) -> int:

@@ -34,8 +34,9 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from engine.actions import ActionResult, HideAction, Reason, succeeded
-from engine.attack import MISS_CHANCE
+from engine.attack import CONCEALING, MISS_CHANCE
 from engine.checks import Modifier, RollRecord
+from engine.effects import Cond
 from engine.fight import C, FightState, Mover, Situation
 from engine.maps import Cell, GameMap
 from engine.reach import body_cover, body_line_of_effect
@@ -47,6 +48,7 @@ from engine.state import CombatantState
 DISTANCE_STEP_FT = 10
 #: seed §3.24: moving while hidden re-rolls the opposition at −5 (any movement)
 MOVING_PENALTY = -5
+_BLINDED = Cond.BLINDED.value
 
 
 def sees_directly(
@@ -65,6 +67,12 @@ def sees_directly(
         return False
     if any(c in MISS_CHANCE for c in hider_conditions):
         return False
+    return _in_plain_view(gmap, observer_cell, hider_cell, sizes)
+
+
+def _in_plain_view(
+    gmap: GameMap, observer_cell: Cell, hider_cell: Cell, sizes: tuple[int, int]
+) -> bool:
     ko, kh = sizes
     if not body_line_of_effect(gmap, observer_cell, ko, hider_cell, kh):
         return False
@@ -72,14 +80,10 @@ def sees_directly(
 
 
 def _sees(gmap: GameMap, observer: Mover, hider: Mover) -> bool:
-    return sees_directly(
-        gmap,
-        observer.cell,
-        observer.profile.conditions,
-        hider.cell,
-        hider.profile.conditions,
-        (observer.space, hider.space),
-    )
+    """:func:`sees_directly`, the conditions read from the creatures' effects."""
+    if observer.cond & _BLINDED or hider.cond & CONCEALING:
+        return False
+    return _in_plain_view(gmap, observer.cell, hider.cell, (observer.space, hider.space))
 
 
 def verify_hide(gmap: GameMap, s: Situation[C], actor: C, action: HideAction) -> list[C] | Reason:

@@ -27,12 +27,15 @@ from engine.actions import (
 from engine.aoo import provoke, threat_possible
 from engine.attack import (
     FIGHT_DEFENSIVELY_AC,
+    FIGHT_DEFENSIVELY_EFFECTS,
     FIGHT_DEFENSIVELY_PENALTY,
     TOTAL_DEFENSE_AC,
+    TOTAL_DEFENSE_EFFECT,
     iterative_penalties,
     resolve_swing,
 )
 from engine.creatures import AttackProfile
+from engine.effects import add_effect
 from engine.fight import C, FightState, Situation
 from engine.maps import GameMap
 from engine.reach import attack_reason, weapon_for
@@ -130,7 +133,7 @@ def do_total_defense(
     fight: FightState, actor: CombatantState, plan: TotalDefenseAction
 ) -> ActionResult:
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
-    actor.defense_ac_bonus = TOTAL_DEFENSE_AC
+    add_effect(actor, TOTAL_DEFENSE_EFFECT)
     fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
     return succeeded("total_defense")
 
@@ -139,8 +142,8 @@ def do_fight_defensively(
     fight: FightState, actor: CombatantState, plan: FightDefensivelyAction
 ) -> ActionResult:
     """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
-    actor.fighting_defensively = True
-    actor.defense_ac_bonus = max(actor.defense_ac_bonus, FIGHT_DEFENSIVELY_AC)
+    for effect in FIGHT_DEFENSIVELY_EFFECTS:
+        add_effect(actor, effect)
     fight.note(
         actor,
         f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "

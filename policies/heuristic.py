@@ -28,7 +28,11 @@ from engine.actions import (
     TurnPlan,
     WaitAction,
 )
+from engine.effects import Cond
 from engine.observation import Observation
+
+#: the prone bit (a plain int: cheaper than the IntFlag member)
+_PRONE = Cond.PRONE.value
 
 
 class HeuristicPolicy:
@@ -45,7 +49,9 @@ class HeuristicPolicy:
         target = min(keyed)[3]
         tid = target.id
         actions: tuple[Action, ...]
-        if me.prone:  # stand up (a move action), then one attack if one can hit
+        # stand up (a move action), then one attack if one can hit; ``prone`` read as
+        # its bit (the view's property is a call, and this runs every turn)
+        if me.effects.cond & _PRONE:
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None and not me.staggered:
                 actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))

@@ -115,10 +115,14 @@ from engine.actions import (
     WithdrawAction,
 )
 from engine.creatures import AttackProfile, CombatantProfile
+from engine.effects import Cond
 from engine.maps import Cell
 from engine.observation import Observation
 from engine.snapshot import CombatantView
 from engine.validation import StrictModel, load_yaml, read_text, validate
+
+#: the prone bit (a plain int: cheaper than the IntFlag member)
+_PRONE = Cond.PRONE.value
 
 STRATEGY_SCHEMA = "pf1e-sim/strategy@1"
 
@@ -726,7 +730,9 @@ class StrategyPolicy:
         elif t.focus_fire:
             target = self._shared_target(obs, target, enemies)
         tid = target.id
-        if me.prone:  # stand up (a move action), then one attack if one can hit
+        # stand up (a move action), then one attack if one can hit; ``prone`` read as
+        # its bit (the view's property is a call, and this runs every turn)
+        if me.effects.cond & _PRONE:
             weapon = self._weapon(obs, t, tid)
             if weapon is not None and not me.staggered:
                 actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))

@@ -13,6 +13,8 @@ import math
 from builders import Plan, battle, make_map, make_profile, messages, ranged, state
 
 from engine.actions import AidAnotherAction, AttackAction, Reason
+from engine.effects import ATTACK, drop_effect
+from engine.readiness import aid_effect
 from engine.rng import ScriptedDice, SeededRng
 
 GRID = make_map(["....", "....", "...."])
@@ -39,7 +41,7 @@ def test_attack_aid_gives_2_on_the_next_attack_against_that_opponent_only_once()
     assert messages(b)[-1] == "sword vs o d20=8+2=10 CA 10 -> TOUCHÉ : 3 dégâts (o 7/10 pv)"
     b.dispatch(x, AttackAction(target_id="o"))  # used up: 8 misses now
     assert messages(b)[-1] == "sword vs o d20=8+0=8 CA 10 -> RATÉ"
-    assert x.aids == []
+    assert x.effects.against == ()
 
 
 def test_ac_aid_protects_against_that_opponents_next_attack_only():
@@ -63,19 +65,20 @@ def test_aids_stack_and_end_at_the_aiders_next_turn():
     b, a, x, _o = _trio({"aid_another": [10, 10]}, extra=[helper])
     b.dispatch(a, AidAnotherAction(target_id="x", opponent_id="o"))
     b.dispatch(helper, AidAnotherAction(target_id="x", opponent_id="o"))
-    assert x.aid_bonus("o", "attack") == 4
+    assert x.effects.against_total(ATTACK, "o") == 4
     b._policies = {"A": Plan(), "B": Plan()}
     b.take_turn(x)  # the beneficiary's turn does not end them (SRD: the aider's does)
-    assert x.aid_bonus("o", "attack") == 4
+    assert x.effects.against_total(ATTACK, "o") == 4
     b.take_turn(a)
-    assert x.aid_bonus("o", "attack") == 2 and [g.aider for g in x.aids] == ["h"]
+    assert x.effects.against_total(ATTACK, "o") == 2
+    assert [e.source for e in x.effects.against] == [aid_effect("h", "o", "attack").source]
 
 
 def test_a_failed_aid_gives_nothing_and_natural_results_apply():
     b, a, x, _o = _trio({"aid_another": [9]})
     b.dispatch(a, AidAnotherAction(target_id="x"))  # the opponent defaults to o
     assert messages(b)[-1] == "aide x contre o (attaque) d20=9+0=9 vs CA 10 -> échec (marge -1)"
-    assert x.aids == []
+    assert x.effects.against == ()
     weak = make_profile(attacks=[{**_sword(), "attack_bonus": -15}])
     b, a, x, _o = _trio({"aid_another": [20]}, aider=weak)
     b.dispatch(a, AidAnotherAction(target_id="x"))
@@ -83,7 +86,7 @@ def test_a_failed_aid_gives_nothing_and_natural_results_apply():
     strong = make_profile(attacks=[{**_sword(), "attack_bonus": 15}])
     b, a, x, _o = _trio({"aid_another": [1]}, aider=strong)
     b.dispatch(a, AidAnotherAction(target_id="x"))
-    assert "échec (naturel 1)" in messages(b)[-1] and x.aids == []
+    assert "échec (naturel 1)" in messages(b)[-1] and x.effects.against == ()
 
 
 def _sword():
@@ -134,8 +137,9 @@ def test_aid_success_rate_matches_the_d20_against_ac_10():
     wins = 0
     for _ in range(n):
         b.dispatch(a, AidAnotherAction(target_id="x"))
-        wins += bool(x.aids)
-        x.aids = []
+        wins += bool(x.effects.against)
+        for effect in x.effects.against:
+            drop_effect(x, effect.source)
     p = 14 / 20
     assert abs(wins / n - p) <= 3 * math.sqrt(p * (1 - p) / n)
 

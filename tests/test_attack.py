@@ -6,6 +6,7 @@ from builders import battle, make_map, make_profile, melee, ranged, state
 
 from engine.actions import AttackAction, ChargeAction, FullAttackAction
 from engine.attack import iterative_penalties, resolve_swing
+from engine.effects import Cond
 
 ROW = make_map(["............"])
 
@@ -147,7 +148,7 @@ def test_charge_gives_plus_two_and_minus_two_ac_until_next_turn():
     b, a, t = duel(dice={"attack": [8, 8], "damage": [1, 3]}, tgt_pos=(0, 5))
     res = b.dispatch(a, ChargeAction(target_id="t"))
     assert res.ok
-    assert a.pos == ROW.cell(0, 4) and a.charging
+    assert a.pos == ROW.cell(0, 4) and a.effects.cond & Cond.CHARGING
     assert t.hp == 9  # 8 + 2 = 10 hits AC 10
     # The target strikes back: AC 10 - 2 = 8, so a natural 8 hits.
     resolve_swing(b.fight, t, a, t.attacks[0])

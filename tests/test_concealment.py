@@ -13,6 +13,7 @@ from builders import battle, make_map, make_profile, messages, state
 
 from engine.actions import AttackAction, MoveAction
 from engine.attack import miss_chance
+from engine.effects import Cond, Effect, add_effect, drop_effect
 from engine.rng import SeededRng
 
 ROW = make_map(["........", "........"])
@@ -90,3 +91,16 @@ def test_blur_miss_rate_matches_the_exact_probability():
         hits += foe.hp < 30
     p = 19 / 20 * 0.8
     assert abs(hits / n - p) <= 3 * math.sqrt(p * (1 - p) / n), hits / n
+
+
+def test_the_files_conditions_are_permanent_effects_and_the_rules_read_the_effects():
+    _, me, foe = _duel(target_conditions=["displaced", "blurred"])
+    assert [e.source for e in foe.effects.items] == ["file:blurred", "file:displaced"]
+    assert foe.effects.conditions == Cond.BLURRED | Cond.DISPLACED and miss_chance(me, foe) == 50
+    drop_effect(foe, "file:displaced")
+    assert miss_chance(me, foe) == 20
+    drop_effect(foe, "file:blurred")
+    assert miss_chance(me, foe) == 0
+    # a condition that does not come from the file counts the same
+    add_effect(me, Effect("blindness", cond=Cond.BLINDED))
+    assert miss_chance(me, foe) == 50

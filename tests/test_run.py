@@ -6,6 +6,7 @@ from __future__ import annotations
 from builders import battle, make_map, make_profile, messages, state
 
 from engine.actions import AttackAction, Reason, RunAction
+from engine.effects import Cond
 
 LANE = make_map(["..........................", ".........................."])
 
@@ -16,7 +17,7 @@ def test_a_run_goes_straight_up_to_four_times_speed_and_stops_next_to_an_enemy()
     b = battle(LANE, [me, far])
     assert b.dispatch(me, RunAction(target_id="far")).ok
     assert me.pos == LANE.cell(0, 16)  # 80 ft: 16 squares
-    assert messages(b)[0].startswith("course (0,0)->(0,1)->") and me.running
+    assert messages(b)[0].startswith("course (0,0)->(0,1)->") and me.effects.cond & Cond.RUNNING
     near = state("near", "B", make_profile(), LANE, (1, 10), 1)
     b2 = battle(LANE, [state("me", "A", make_profile(), LANE, (1, 0)), near])
     runner = b2.combatants[0]

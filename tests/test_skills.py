@@ -7,8 +7,10 @@ import json
 import pytest
 from builders import BASE, make_map, make_profile, state
 
+from engine.attack import TOTAL_DEFENSE_EFFECT
 from engine.checks import Modifier
 from engine.creatures import parse_combatant
+from engine.effects import add_effect
 from engine.errors import DataError
 from engine.rng import ScriptedDice
 from engine.skills import base_cmd, cmd, key_ability, skill_bonus, skill_check, trained
@@ -83,7 +85,7 @@ def test_cmd_is_computed_with_the_special_size_modifier_or_read_from_the_file():
     assert base_cmd(_profile(size="Tiny").spec) == 10 + 1 - 2
     assert base_cmd(_profile(cmd=25).spec) == 25
     guard = state("g", "B", _profile(), ROW, (0, 0))
-    guard.defense_ac_bonus = 4  # total defense: a dodge bonus, which applies to CMD
+    add_effect(guard, TOTAL_DEFENSE_EFFECT)  # +4: a dodge bonus, which applies to CMD
     assert cmd(guard) == 11 + 4
 
 

@@ -92,10 +92,10 @@ def test_every_field_is_readable_on_the_view(spy):
 def test_the_view_slots_are_the_state_fields_then_the_readiness_ones():
     slots = [x.name for x in dataclasses.fields(CombatantView)]
     n = len(STATE_FIELDS)
-    assert slots[:2] == ["static", "width"]
-    assert slots[2 : 2 + n] == [f.view_attr for f in STATE_FIELDS]
+    assert slots[:3] == ["static", "width", "effects"]
+    assert slots[3 : 3 + n] == [f.view_attr for f in STATE_FIELDS]
     readiness = [f.view_attr for f in PUBLIC_FIELDS if f.origin == "readiness"]
-    assert [s for s in slots[2 + n :] if s != "aids"] == readiness
+    assert slots[3 + n :] == readiness
     for f in PUBLIC_FIELDS:
         if f.origin in ("profile", "view"):
             assert isinstance(getattr(CombatantView, f.view_attr), property), f.name

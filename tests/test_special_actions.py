@@ -18,7 +18,10 @@ from engine.actions import (
     TotalDefenseAction,
     TurnPlan,
 )
+from engine.attack import PRONE_EFFECT
 from engine.battle import Battle
+from engine.checks import BonusType, Modifier
+from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, add_effect, drop_effect, on_ac
 from engine.rng import ScriptedDice
 from policies import HeuristicPolicy
 
@@ -30,14 +33,34 @@ def test_total_defense_adds_4_ac_until_the_next_turn():
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
     b = battle(ROW, [me, foe], {"attack": [13]}, policies={"A": Plan(TotalDefenseAction())})
     b.take_turn(me)
-    assert me.defense_ac_bonus == 4 and messages(b) == ["défense totale (+4 CA)"]
+    assert me.effects.conditions == Cond.TOTAL_DEFENSE and messages(b) == ["défense totale (+4 CA)"]
+    assert me.effects.total(MELEE_AC) == me.effects.total(RANGED_AC) == 4
     assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 4
     # 13 would hit AC 10, not AC 14
     b.dispatch(foe, AttackAction(target_id="me"))
     assert messages(b)[-1] == "sword vs me d20=13+0=13 CA 14 (défense +4) -> RATÉ"
     b._policies = {"A": Plan()}  # the bonus ends when its next turn starts
     b.take_turn(me)
-    assert me.defense_ac_bonus == 0
+    assert me.effects.cond == 0 and me.effects.total(MELEE_AC) == 0
+
+
+def test_total_defense_stacks_with_another_dodge_bonus_but_not_with_fighting_defensively():
+    me = state("me", "A", make_profile(), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    plan = Plan(FightDefensivelyAction(), TotalDefenseAction(), FightDefensivelyAction())
+    b = battle(ROW, [me, foe], {"attack": [14, 14], "damage": [3]}, policies={"A": plan})
+    b.take_turn(me)
+    assert [r.ok for r in me.last_results] == [True, True, True]
+    # CRB « Total Defense »: it does not combine with fighting defensively (one
+    # « défense » bonus: the best), whatever the order
+    assert me.effects.total(MELEE_AC) == 4
+    b.dispatch(foe, AttackAction(target_id="me"))
+    assert messages(b)[-1].startswith("sword vs me d20=14+0=14 CA 14 (défense +4) -> TOUCHÉ")
+    # CRB « Dodge »: dodge bonuses from different sources stack
+    add_effect(me, Effect("haste", on_ac(Modifier(1, "rapidité", BonusType.DODGE))))
+    b.dispatch(foe, AttackAction(target_id="me"))
+    assert messages(b)[-1] == "sword vs me d20=14+0=14 CA 15 (défense +4, rapidité +1) -> RATÉ"
+    assert b.observe(foe).combatant("me").to_dict()["defense_ac_bonus"] == 5
 
 
 def test_total_defense_is_a_standard_action():
@@ -59,7 +82,8 @@ def test_fighting_defensively_costs_4_to_hit_and_gives_2_ac():
         "combat sur la défensive (-4 à l'attaque, +2 CA)",
         "sword vs foe d20=13-4=9 CA 10 -> RATÉ",
     ]
-    assert me.defense_ac_bonus == 2 and me.fighting_defensively
+    assert me.effects.total(MELEE_AC) == 2 and me.effects.conditions == Cond.FIGHTING_DEFENSIVELY
+    assert me.effects.total(ATTACK) == -4
 
 
 def test_the_menu_offers_total_defense_and_defensive_full_attacks():
@@ -135,7 +159,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
     b = battle(ROW, [me, sword, bow], {"attack": [1]}, policies={"A": plan})
     b.take_turn(me)
     assert [r.reason for r in me.last_results] == [None, None, Reason.ALREADY_PRONE]
-    assert me.prone and b.observe(sword).combatant("me").prone
+    assert me.effects.cond & Cond.PRONE and b.observe(sword).combatant("me").prone
     text = messages(b)
     assert text[0] == "se jette à terre"
     assert text[1] == "sword vs sword d20=1-4=-3 CA 10 -> RATÉ"  # −4 to attack while prone
@@ -150,7 +174,7 @@ def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
 def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move():
     me = state("me", "A", make_profile(hp_max=20), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.prone = True
+    add_effect(me, PRONE_EFFECT)
     b = battle(ROW, [me, foe], {"attack": [7], "damage": [3]})
     assert b.dispatch(me, MoveAction(destination=(0, 3))).reason == Reason.PRONE
     assert b.dispatch(me, StandUpAction()).ok
@@ -159,14 +183,14 @@ def test_standing_up_provokes_while_still_prone_and_a_prone_creature_cannot_move
         "sword vs me d20=7+0=7 CA 6 (à terre -4) -> TOUCHÉ : 3 dégâts (me 17/20 pv)",
         "se relève",
     ]
-    assert not me.prone and foe.aoo_used == 1
+    assert not me.effects.cond & Cond.PRONE and foe.aoo_used == 1
     assert b.dispatch(me, StandUpAction()).reason == Reason.NOT_PRONE
 
 
 def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_attack():
     me = state("me", "A", make_profile(), ROW, (0, 0))
     foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
-    me.prone = True
+    add_effect(me, PRONE_EFFECT)
     b = battle(ROW, [me, foe])
     ids = [o.id for o in b.observe(me).legal_options]
     assert ids == [
@@ -179,7 +203,7 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
     plan = HeuristicPolicy().decide(b.observe(me))
     assert [a.kind for a in plan.actions] == ["stand_up", "attack"]
     # no enemy shoots: lying down is not on the menu of a standing combatant
-    me.prone = False
+    drop_effect(me, PRONE_EFFECT.source)
     assert "drop_prone" not in [o.id for o in b.observe(me).legal_options]
 
 

@@ -11,7 +11,9 @@ from typing import Any
 from builders import Plan, battle, make_map, make_profile, melee, messages, state
 
 from engine.actions import AttackAction, FullAttackAction, RepairWeaponAction, WaitAction
+from engine.attack import PRONE_EFFECT
 from engine.creatures import load_combatant
+from engine.effects import add_effect
 from engine.rng import SeededRng
 from engine.schemas import ObservationModel
 from engine.weapons import scatter_landing, scatter_squares
@@ -168,7 +170,7 @@ def test_observation_and_menu_show_the_broken_weapon_and_its_repair():
 def test_a_prone_gunner_is_offered_the_repair_too():
     b, me, _foe = _gunner([pistol()], {})
     me.weapon_broken = frozenset({"pistol"})
-    me.prone = True
+    add_effect(me, PRONE_EFFECT)
     assert "repair_weapon:pistol" in [o.id for o in b.observe(me).legal_options]
 
 
@@ -363,8 +365,8 @@ def test_a_thrown_touch_attack_takes_prone_penalties_and_soft_cover_like_any_ran
     me = state("me", "A", make_profile(attacks=[dart], features=["Precise Shot"]), OPEN, (2, 0))
     between = state("between", "A", make_profile(), OPEN, (2, 1), 1)
     foe = state("foe", "B", make_profile(ac=AC), OPEN, (2, 2), 2)
-    me.prone = True
-    foe.prone = True
+    add_effect(me, PRONE_EFFECT)
+    add_effect(foe, PRONE_EFFECT)
     b = battle(OPEN, [me, between, foe], {"attack": [2]})
     b.dispatch(me, AttackAction(target_id="foe"))
     # −4 prone attacker; touch AC 10 + 4 soft cover + 4 prone target (vs ranged)
