@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.audit import audit_pack
-from engine.packs import builtin_packs, load_pack
+from engine.content.packs import builtin_packs, load_pack
+from engine.run.audit import audit_pack
 
 
 def main() -> None:

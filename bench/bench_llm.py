@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.creatures import load_combatant  # noqa: E402
-from engine.encounter import build_encounter  # noqa: E402
-from engine.maps import load_map  # noqa: E402
-from engine.runner import play_fight  # noqa: E402
+from engine.content.creatures import load_combatant  # noqa: E402
+from engine.content.maps import load_map  # noqa: E402
+from engine.run.runner import play_fight  # noqa: E402
+from engine.state.encounter import build_encounter  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import ChatRequest, LLMPolicy  # noqa: E402

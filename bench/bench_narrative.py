@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from lexicon import non_words, report_names  # noqa: E402
 from report_samples import SAMPLES, build  # noqa: E402
 
-from engine.stats import wilson_band  # noqa: E402
+from engine.run.stats import wilson_band  # noqa: E402
 from harness.analysis import DEFAULT_THRESHOLDS, Analysis, Fact, analyse, fill  # noqa: E402
 from harness.clauses import CLAUSES  # noqa: E402
 from harness.models import open_model  # noqa: E402

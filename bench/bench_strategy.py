@@ -29,11 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.battle import Policy  # noqa: E402
-from engine.creatures import load_combatant  # noqa: E402
-from engine.encounter import Encounter, build_encounter  # noqa: E402
-from engine.maps import load_map  # noqa: E402
-from engine.runner import run_range  # noqa: E402
+from engine.content.creatures import load_combatant  # noqa: E402
+from engine.content.maps import load_map  # noqa: E402
+from engine.run.runner import run_range  # noqa: E402
+from engine.state.encounter import Encounter, build_encounter  # noqa: E402
+from engine.turn.battle import Policy  # noqa: E402
 from policies import HeuristicPolicy  # noqa: E402
 from policies.strategy import StrategyPolicy, StrategySpec, load_strategy  # noqa: E402
 

@@ -53,10 +53,10 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from engine.creatures import load_combatant  # noqa: E402
-from engine.encounter import Encounter, build_encounter  # noqa: E402
-from engine.maps import load_map  # noqa: E402
-from engine.runner import play_fight  # noqa: E402
+from engine.content.creatures import load_combatant  # noqa: E402
+from engine.content.maps import load_map  # noqa: E402
+from engine.run.runner import play_fight  # noqa: E402
+from engine.state.encounter import Encounter, build_encounter  # noqa: E402
 from harness.encounter_file import load_encounter_file  # noqa: E402
 from harness.models import RecordingModel, open_model  # noqa: E402
 from harness.strategy_compile import roster_of  # noqa: E402

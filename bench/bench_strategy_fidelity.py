@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from record_strategy_cassettes import CASSETTE, TEXTS  # noqa: E402  # pyright: ignore[reportMissingImports]
 
-from engine.creatures import load_combatant  # noqa: E402
-from engine.encounter import build_encounter  # noqa: E402
-from engine.maps import load_map  # noqa: E402
-from engine.runner import play_fight  # noqa: E402
+from engine.content.creatures import load_combatant  # noqa: E402
+from engine.content.maps import load_map  # noqa: E402
+from engine.run.runner import play_fight  # noqa: E402
+from engine.state.encounter import build_encounter  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies import HeuristicPolicy  # noqa: E402
 from policies.strategy import StrategyPolicy, StrategySpec  # noqa: E402

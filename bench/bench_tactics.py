@@ -12,7 +12,7 @@ encounters of the sample arena, and prints:
   attack » chosen instead, shots at a target at 0 hp or below while a target
   still standing could be attacked, the first option's share;
 * the **win rate** of the LLM side against the heuristic per encounter, with its
-  Wilson 95 % interval and 3σ band (engine.stats), next to the heuristic's own
+  Wilson 95 % interval and 3σ band (engine.run.stats), next to the heuristic's own
   win rate in the same seat (same seeds, 200 fights).
 
 Each decision costs seconds on 2 cores: the default run is small (2 fights per
@@ -41,11 +41,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.creatures import load_combatant  # noqa: E402
-from engine.encounter import Encounter, build_encounter  # noqa: E402
-from engine.maps import load_map  # noqa: E402
-from engine.runner import play_fight  # noqa: E402
-from engine.stats import wilson_interval, win_rate_band  # noqa: E402
+from engine.content.creatures import load_combatant  # noqa: E402
+from engine.content.maps import load_map  # noqa: E402
+from engine.run.runner import play_fight  # noqa: E402
+from engine.run.stats import wilson_interval, win_rate_band  # noqa: E402
+from engine.state.encounter import Encounter, build_encounter  # noqa: E402
 from harness.models import open_model  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import ANSWER_MODES, BiasCheck, LLMPolicy, position_bias  # noqa: E402

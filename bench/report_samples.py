@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.stats import CombatantInfo, FightSummary, build_report  # noqa: E402
+from engine.run.stats import CombatantInfo, FightSummary, build_report  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)

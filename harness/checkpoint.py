@@ -30,8 +30,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
 
-from engine.errors import DataError
-from engine.validation import QUOTE_CHARS, load_json, quote, read_bytes, read_text
+from engine.content.validation import QUOTE_CHARS, load_json, quote, read_bytes, read_text
+from engine.core.errors import DataError
 from harness.output import write_atomic
 
 CHECKPOINT_SCHEMA = "pf1e-sim/checkpoint@1"

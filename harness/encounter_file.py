@@ -49,7 +49,10 @@ from typing import Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
-from engine.deployment import (
+from engine.content.maps import GameMap
+from engine.content.validation import StrictModel, load_yaml, read_text, validate
+from engine.core.errors import DataError
+from engine.state.deployment import (
     CellsDeployment,
     Deployment,
     FormationDeployment,
@@ -57,9 +60,6 @@ from engine.deployment import (
     ZoneDeployment,
     square,
 )
-from engine.errors import DataError
-from engine.maps import GameMap
-from engine.validation import StrictModel, load_yaml, read_text, validate
 from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 

@@ -31,10 +31,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.encounter import Encounter
-from engine.errors import DataError
-from engine.runner import play_fight
-from engine.stats import PairedDifference, two_proportion_test, wilson_band, win_rate_band
+from engine.core.errors import DataError
+from engine.run.runner import play_fight
+from engine.run.stats import PairedDifference, two_proportion_test, wilson_band, win_rate_band
+from engine.state.encounter import Encounter
 from harness.checkpoint import Checkpoint
 from harness.parallel import PolicySet, stop_pool
 from harness.report import band, pct, wilson

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DataError, Pf1eSimError, os_error_fr
-from engine.validation import load_json, printable, read_text
+from engine.content.validation import load_json, printable, read_text
+from engine.core.errors import DataError, Pf1eSimError, os_error_fr
 from harness.output import atomic_file, reserve_temp, write_atomic
 from policies.answers import clean_text, complete_checked
 from policies.llm import ChatMessage, ChatRequest, ChatResponse, ModelError

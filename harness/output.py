@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from engine.errors import DataError, os_error_fr
+from engine.core.errors import DataError, os_error_fr
 
 __all__ = ["atomic_file", "check_output", "reserve_temp", "write_atomic"]
 

@@ -1,7 +1,7 @@
 """Running many fights, in one process or split across worker processes.
 
 Runs are cut into contiguous chunks; every chunk is played by whichever worker
-is free and comes back as a :class:`~engine.stats.Tally` of integer sums. Where
+is free and comes back as a :class:`~engine.run.stats.Tally` of integer sums. Where
 ``fork`` exists, the parent process is one of the workers: it forks the others
 after warming the map's geometry caches on the first runs. Run ``i`` always uses
 ``SeededRng(seed + i)`` and integer sums do not depend on the order they are
@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.battle import Policy
-from engine.encounter import Encounter
-from engine.runner import run_range
-from engine.state import CombatantState
-from engine.stats import Tally
+from engine.run.runner import run_range
+from engine.run.stats import Tally
+from engine.state.encounter import Encounter
+from engine.state.state import CombatantState
+from engine.turn.battle import Policy
 from policies.registry import HEURISTIC, PolicySpec, build_policy
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.battle import LogEntry
-from engine.stats import wilson_band
+from engine.run.stats import wilson_band
+from engine.turn.battle import LogEntry
 from harness.text import display_width, pad, table
 
 

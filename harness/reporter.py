@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from engine.errors import DataError
-from engine.schemas import ReportModel
-from engine.validation import load_json, read_text, validate
+from engine.content.validation import load_json, read_text, validate
+from engine.core.errors import DataError
+from engine.run.schemas import ReportModel
 from harness.models import EMBEDDED, ModelSetupError, open_model
 from policies.llm import ChatModel
 
@@ -22,7 +22,7 @@ def load_report(path: str) -> dict[str, Any]:
 
     :raises DataError: unreadable file, not JSON, not a ``pf1e-sim/report@1`` object
         (strictly: types, ranges), or counts that do not fit together (see
-        :class:`engine.schemas.ReportModel`).
+        :class:`engine.run.schemas.ReportModel`).
     """
     text, source = read_text(path)
     return parse_report(text, source)

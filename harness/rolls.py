@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.audit import AuditResult
-from engine.checks import (
+from engine.content.packs import RulesPack
+from engine.core.checks import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
     CheckMechanic,
@@ -28,8 +28,8 @@ from engine.checks import (
     net_edge,
     percentile_value,
 )
-from engine.errors import suggestion
-from engine.packs import RulesPack
+from engine.core.errors import suggestion
+from engine.run.audit import AuditResult
 
 KIND_FR = {
     "attack": "jet d'attaque",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DataError
-from engine.validation import read_text
+from engine.content.validation import read_text
+from engine.core.errors import DataError
 from harness.models import DEFAULT_EMBEDDED, ReplayModel, cache_dir, open_model
 from harness.output import write_atomic
 from policies.strategy import dump_strategy, parse_strategy
@@ -52,9 +52,9 @@ def roster_of(encounter_path: str, side: str) -> Roster:
     :raises DataError: an unreadable or invalid encounter file;
     :raises StrategyCompileError: ``side`` is not one of its sides.
     """
-    from engine.creatures import load_combatant
-    from engine.encounter import build_encounter
-    from engine.maps import load_map
+    from engine.content.creatures import load_combatant
+    from engine.content.maps import load_map
+    from engine.state.encounter import build_encounter
     from harness.encounter_file import load_encounter_file
 
     loaded = load_encounter_file(encounter_path)

@@ -1,7 +1,7 @@
 """Sweeps: deployment variants × strategies of one side, N fights per cell.
 
 A cell is one way of deploying the studied side (a *variant*: its map zone,
-another zone, start squares or a formation, see :mod:`engine.deployment`) played
+another zone, start squares or a formation, see :mod:`engine.state.deployment`) played
 with one policy of that side (a *strategy*); the other sides keep their zone and
 their policy. Every cell plays run ``i`` with ``SeededRng(seed + i)``: the same
 seeds in every cell (common random numbers), so cells are compared on the same
@@ -30,7 +30,10 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from engine.deployment import (
+from engine.core.errors import DataError, EncounterError
+from engine.run.runner import play_fight
+from engine.run.stats import wilson_band, win_rate_band
+from engine.state.deployment import (
     FACING_FR,
     SHAPE_FR,
     CellsDeployment,
@@ -38,10 +41,7 @@ from engine.deployment import (
     ZoneDeployment,
     facing_towards,
 )
-from engine.encounter import Encounter, build_encounter
-from engine.errors import DataError, EncounterError
-from engine.runner import play_fight
-from engine.stats import wilson_band, win_rate_band
+from engine.state.encounter import Encounter, build_encounter
 from harness.checkpoint import Checkpoint
 from harness.encounter_file import ZoneRectangle
 from harness.parallel import PolicySet, stop_pool

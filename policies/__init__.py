@@ -1,7 +1,7 @@
 """Policies: everything that chooses actions from an Observation.
 
-A policy sees only the :class:`engine.observation.Observation` it is given and
-answers with a :class:`engine.actions.TurnPlan`.
+A policy sees only the :class:`engine.view.observation.Observation` it is given and
+answers with a :class:`engine.content.actions.TurnPlan`.
 """
 
 from policies.heuristic import HeuristicPolicy

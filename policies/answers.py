@@ -9,7 +9,7 @@ crashing a run or reaching the user's terminal unchanged:
   size; anything else, an exception of the provider included, becomes a
   :class:`~policies.llm.ModelError` (the caller's retry, fallback and circuit
   breaker then apply). The user's own mistakes (a request missing from a
-  cassette, a model that cannot be set up: :class:`~engine.errors.Pf1eSimError`)
+  cassette, a model that cannot be set up: :class:`~engine.core.errors.Pf1eSimError`)
   go through unchanged: they are French errors of the command line.
 * :func:`parse_json_answer` reads a JSON answer with a bounded size and nesting:
   Python's ``json`` raises ``RecursionError`` on deep nesting and ``ValueError``
@@ -37,7 +37,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from engine.errors import Pf1eSimError
+from engine.core.errors import Pf1eSimError
 
 if TYPE_CHECKING:
     from policies.llm import ChatModel, ChatRequest, ChatResponse

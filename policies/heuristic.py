@@ -17,7 +17,7 @@ else a move.
 
 from __future__ import annotations
 
-from engine.actions import (
+from engine.content.actions import (
     Action,
     AttackAction,
     ChargeAction,
@@ -28,8 +28,8 @@ from engine.actions import (
     TurnPlan,
     WaitAction,
 )
-from engine.effects import Cond
-from engine.observation import Observation
+from engine.state.effects import Cond
+from engine.view.observation import Observation
 
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value

@@ -59,8 +59,8 @@ from typing import Any, Protocol
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.actions import TurnPlan
-from engine.observation import Observation
+from engine.content.actions import TurnPlan
+from engine.view.observation import Observation
 from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
 from policies.tactics import Figures, dominated, option_figures, outclassed
@@ -363,7 +363,7 @@ def answer_keys(options: tuple[Any, ...], mode: str) -> list[str]:
     (:func:`option_ids`), or its text (``label``), made unique by a rank in
     brackets when two options read the same.
 
-    >>> from engine.actions import Option
+    >>> from engine.content.actions import Option
     >>> answer_keys((Option("a", "attendre", ()), Option("b", "attendre", ())), "label")
     ['attendre', 'attendre [2]']
     """

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import DataError, suggestion
+from engine.core.errors import DataError, suggestion
 from policies.heuristic import HeuristicPolicy
 
 if TYPE_CHECKING:
     # imported where they are used: a heuristic run never loads the LLM policy
     # (jinja2, pydantic models), the script or the strategy machinery
-    from engine.battle import Policy
+    from engine.turn.battle import Policy
     from policies.llm import ChatModel
     from policies.scripted import Script
     from policies.strategy import StrategySpec

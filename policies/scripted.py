@@ -21,7 +21,7 @@ engine rejects.
       - do: move_attack
         target: nearest
 
-``do`` is an option kind of :mod:`engine.options`. ``target`` selects among the
+``do`` is an option kind of :mod:`engine.view.options`. ``target`` selects among the
 active enemies: ``nearest`` (default), ``weakest`` (fewest hit points),
 ``strongest`` (most hit points), ``first`` (deployment order) or a combatant id;
 ties go to deployment order. ``weapon`` restricts the option to one attack id.
@@ -37,11 +37,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from engine.actions import Option, ReadyTrigger, TurnPlan, WaitAction
-from engine.errors import DataError
-from engine.observation import Observation
-from engine.snapshot import CombatantView
-from engine.validation import StrictModel, load_yaml, read_text, validate
+from engine.content.actions import Option, ReadyTrigger, TurnPlan, WaitAction
+from engine.content.validation import StrictModel, load_yaml, read_text, validate
+from engine.core.errors import DataError
+from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
 from policies.heuristic import HeuristicPolicy
 
 OptionKind = Literal[

@@ -100,7 +100,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator
 
-from engine.actions import (
+from engine.content.actions import (
     Action,
     AttackAction,
     ChargeAction,
@@ -114,12 +114,12 @@ from engine.actions import (
     WaitAction,
     WithdrawAction,
 )
-from engine.creatures import AttackProfile, CombatantProfile
-from engine.effects import Cond
-from engine.maps import Cell
-from engine.observation import Observation
-from engine.snapshot import CombatantView
-from engine.validation import StrictModel, load_yaml, read_text, validate
+from engine.content.creatures import AttackProfile, CombatantProfile
+from engine.content.maps import Cell
+from engine.content.validation import StrictModel, load_yaml, read_text, validate
+from engine.state.effects import Cond
+from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
 
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value

@@ -59,7 +59,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.errors import Pf1eSimError
+from engine.core.errors import Pf1eSimError
 from policies.answers import clean_text, complete_checked, parse_json_answer
 from policies.llm import ChatMessage, ChatModel, ChatRequest, ModelError, prompt_environment
 from policies.strategy import Behaviour, StrategySpec

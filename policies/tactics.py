@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import (
+from engine.content.actions import (
     Action,
     AttackAction,
     ChargeAction,
@@ -43,7 +43,10 @@ from engine.actions import (
     StandUpAction,
     WithdrawAction,
 )
-from engine.attack import (
+from engine.content.creatures import AttackProfile
+from engine.content.maps import Cell
+from engine.geometry.reach import range_penalty
+from engine.rules.attack import (
     CHARGE_AC_PENALTY,
     CHARGE_ATTACK_BONUS,
     FIGHT_DEFENSIVELY_PENALTY,
@@ -57,11 +60,8 @@ from engine.attack import (
     SHOOTING_INTO_MELEE,
     iterative_penalties,
 )
-from engine.creatures import AttackProfile
-from engine.maps import Cell
-from engine.observation import Observation
-from engine.reach import range_penalty
-from engine.snapshot import CombatantView
+from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.battle import Battle
-from engine.creatures import CombatantProfile, parse_combatant
-from engine.maps import GameMap, parse_map
-from engine.rng import Rng, ScriptedDice
-from engine.state import CombatantState
+from engine.content.creatures import CombatantProfile, parse_combatant
+from engine.content.maps import GameMap, parse_map
+from engine.core.rng import Rng, ScriptedDice
+from engine.state.state import CombatantState
+from engine.turn.battle import Battle
 from policies import HeuristicPolicy
 
 LEGEND = """
@@ -120,7 +120,7 @@ def battle(
 ) -> Battle:
     """A battle in round 1 with ``combatants`` in list order, rolling ``dice``: an
     RNG, or a script per roll kind (``{"attack": [15], "damage": [3]}``, read by
-    :class:`~engine.rng.ScriptedDice`); ``None``: no die may be rolled."""
+    :class:`~engine.core.rng.ScriptedDice`); ``None``: no die may be rolled."""
     rng = ScriptedDice(dice) if dice is None or isinstance(dice, Mapping) else dice
     sides: list[str] = []
     for c in combatants:
@@ -140,7 +140,7 @@ class Plan:
         self.actions = actions
 
     def decide(self, obs: Any) -> Any:
-        from engine.actions import TurnPlan
+        from engine.content.actions import TurnPlan
 
         return TurnPlan(self.actions)
 
@@ -153,7 +153,7 @@ def messages(b: Battle) -> list[str]:
 def archer_vs_two() -> Any:
     """An archer (west) against a strong and a weak melee creature (east), on a
     10×3 open map: the LLM-policy tests' encounter."""
-    from engine.encounter import build_encounter
+    from engine.state.encounter import build_encounter
 
     gmap = make_map(
         ["..........", "..........", ".........."],

@@ -12,10 +12,10 @@ import math
 
 from builders import Plan, battle, make_map, make_profile, messages, ranged, state
 
-from engine.actions import AidAnotherAction, AttackAction, Reason
-from engine.effects import ATTACK, drop_effect
-from engine.readiness import aid_effect
-from engine.rng import ScriptedDice, SeededRng
+from engine.content.actions import AidAnotherAction, AttackAction, Reason
+from engine.core.rng import ScriptedDice, SeededRng
+from engine.rules.readiness import aid_effect
+from engine.state.effects import ATTACK, drop_effect
 
 GRID = make_map(["....", "....", "...."])
 
@@ -147,7 +147,7 @@ def test_aid_success_rate_matches_the_d20_against_ac_10():
 def test_a_script_can_aid_and_ready():
     import pytest
 
-    from engine.errors import DataError
+    from engine.core.errors import DataError
     from policies.scripted import ScriptedPolicy, parse_script
 
     b, a, _x, _o = _trio({})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.stats import CombatantInfo, FightSummary, build_report
+from engine.run.stats import CombatantInfo, FightSummary, build_report
 from harness.analysis import BALANCED, UNBALANCED, UNDECIDED, Thresholds, analyse, fill
 from harness.narrative import template_narrative
 
@@ -285,7 +285,7 @@ def test_a_few_capped_fights_do_not_lengthen_the_mean_of_the_others():
 
 def test_the_carrier_is_named_only_beyond_noise():
     """Identical combatants never carry the fight; one dealing twice as much does."""
-    from engine.stats import Tally
+    from engine.run.stats import Tally
 
     def with_damage(first, second):
         infos = (

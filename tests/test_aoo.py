@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from builders import battle, make_map, make_profile, melee, messages, ranged, state
 
-from engine.actions import (
+from engine.content.actions import (
     AttackAction,
     ChargeAction,
     FiveFootStepAction,
@@ -19,8 +19,8 @@ from engine.actions import (
     Reason,
     WithdrawAction,
 )
-from engine.los import cover_bonus
-from engine.reach import threat
+from engine.geometry.los import cover_bonus
+from engine.geometry.reach import threat
 
 OPEN = make_map(["........", "........", "........", "........"])
 

@@ -1,4 +1,4 @@
-"""Armor Class as a breakdown (engine/creatures.py: ``ACBreakdown``, ``ACProfile``,
+"""Armor Class as a breakdown (engine/content/creatures.py: ``ACBreakdown``, ``ACProfile``,
 ``derive_breakdown``, ``CombatantProfile.ac``).
 
 CRB « Armor Class »: AC = 10 + armor bonus + shield bonus + Dexterity modifier +
@@ -17,8 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.checks import BonusType, Modifier, stacked_total
-from engine.creatures import (
+from engine.content.creatures import (
     AC_COMPONENTS,
     SIZE_MODIFIER,
     ACBreakdown,
@@ -27,8 +26,9 @@ from engine.creatures import (
     load_combatant,
     parse_combatant,
 )
-from engine.errors import DataError
-from engine.validation import load_json
+from engine.content.validation import load_json
+from engine.core.checks import BonusType, Modifier, stacked_total
+from engine.core.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -299,8 +299,8 @@ def test_a_creature_breakdown_gives_its_stated_ac(path: Path):
 
 
 def test_the_observation_shows_the_three_totals_as_before():
-    from engine.snapshot import ProfileView, build_views
-    from engine.state import CombatantState
+    from engine.state.state import CombatantState
+    from engine.view.snapshot import ProfileView, build_views
 
     profile = load_combatant(REPO / "data" / "monsters" / "goblin.json")
     goblin = CombatantState("goblin", "players", profile, 0, 0, profile.spec.hp_max)

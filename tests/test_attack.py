@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from builders import battle, make_map, make_profile, melee, ranged, state
 
-from engine.actions import AttackAction, ChargeAction, FullAttackAction
-from engine.attack import iterative_penalties, resolve_swing
-from engine.effects import Cond
+from engine.content.actions import AttackAction, ChargeAction, FullAttackAction
+from engine.rules.attack import iterative_penalties, resolve_swing
+from engine.state.effects import Cond
 
 ROW = make_map(["............"])
 

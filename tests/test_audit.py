@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from engine.audit import audit_pack, chi2_sf, chi_square
-from engine.checks import CheckMechanic
-from engine.packs import builtin_packs, load_pack
-from engine.rng import SeededRng
+from engine.content.packs import builtin_packs, load_pack
+from engine.core.checks import CheckMechanic
+from engine.core.rng import SeededRng
+from engine.run.audit import audit_pack, chi2_sf, chi_square
 from harness.cli.main import main
 
 

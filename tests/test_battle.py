@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, state
 
-from engine.actions import SwiftAction, TurnPlan, WaitAction
-from engine.battle import Battle
-from engine.rng import ScriptedDice, SeededRng
+from engine.content.actions import SwiftAction, TurnPlan, WaitAction
+from engine.core.rng import ScriptedDice, SeededRng
+from engine.turn.battle import Battle
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])

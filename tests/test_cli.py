@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.schemas import ReportModel
+from engine.run.schemas import ReportModel
 from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -607,14 +607,14 @@ def test_saved_report_round_trips_through_the_report_command(tmp_path, capsys):
 
 def test_exit_statuses_set_inside_a_command_reach_the_caller(capsys, monkeypatch):
     """typer (not in standalone mode) returns these statuses instead of raising them."""
-    import engine.audit
+    import engine.run.audit
     import harness.parallel
     import harness.rolls
 
     class Failed:
         passed = False
 
-    monkeypatch.setattr(engine.audit, "audit_pack", lambda pack, samples, seed: [Failed()])
+    monkeypatch.setattr(engine.run.audit, "audit_pack", lambda pack, samples, seed: [Failed()])
     monkeypatch.setattr(harness.rolls, "render_audit", lambda results, samples, seed: "")
     assert main(["audit-dice", "--pack", "pf1e", "--samples", "100"]) == 1
 

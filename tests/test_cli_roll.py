@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.rng import SeededRng
+from engine.core.rng import SeededRng
 from harness.cli.main import main
 
 PREFIX = "pf1e-sim: erreur : "

@@ -46,7 +46,7 @@ LAZY = (
     "harness.sweep",
     "harness.checkpoint",
     "harness.rolls",
-    "engine.schemas",
+    "engine.run.schemas",
     # one process plays: no pool
     "multiprocessing",
     "concurrent.futures",
@@ -107,7 +107,7 @@ def test_the_lazy_modules_are_still_imported_when_they_are_used() -> None:
 def test_the_help_imports_neither_the_engine_nor_pydantic() -> None:
     code, modules = _modules_after(["--help"])
     assert code == 0
-    heavy = ("pydantic", "yaml", "policies", "engine.creatures", "engine.battle",
+    heavy = ("pydantic", "yaml", "policies", "engine.content.creatures", "engine.turn.battle",
              "harness.parallel")  # fmt: skip
     assert [name for name in heavy if _imported(modules, name)] == []
 
@@ -151,13 +151,13 @@ def test_the_start_up_runs_without_collections_and_the_fights_with_them() -> Non
 def test_no_engine_content_model_has_a_builtin_default_factory() -> None:
     """``Field(default_factory=list)`` makes pydantic tokenize ``list``'s text
     signature, which compiles a large regular expression at every start-up: the
-    engine's models use ``engine.validation.empty_list`` / ``empty_dict``."""
-    import engine.creatures
-    import engine.maps
-    import engine.packs
-    from engine.validation import StrictModel
+    engine's models use ``engine.content.validation.empty_list`` / ``empty_dict``."""
+    import engine.content.creatures
+    import engine.content.maps
+    import engine.content.packs
+    from engine.content.validation import StrictModel
 
-    assert engine.creatures and engine.maps and engine.packs
+    assert engine.content.creatures and engine.content.maps and engine.content.packs
     models: list[type[StrictModel]] = []
     todo = [StrictModel]
     while todo:

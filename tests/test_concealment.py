@@ -11,10 +11,10 @@ import math
 
 from builders import battle, make_map, make_profile, messages, state
 
-from engine.actions import AttackAction, MoveAction
-from engine.attack import miss_chance
-from engine.effects import Cond, Effect, add_effect, drop_effect
-from engine.rng import SeededRng
+from engine.content.actions import AttackAction, MoveAction
+from engine.core.rng import SeededRng
+from engine.rules.attack import miss_chance
+from engine.state.effects import Cond, Effect, add_effect, drop_effect
 
 ROW = make_map(["........", "........"])
 AC = {"total": 14, "touch": 12, "flat_footed": 12}

@@ -7,7 +7,7 @@ and a disabled combatant. Every combatant picks a random option of its menu.
 At every decision:
 
 * each option fits the action budget and the first action of each is accepted
-  by the engine's own ``verify`` (its row of :data:`engine.table.ACTIONS`) on
+  by the engine's own ``verify`` (its row of :data:`engine.rules.table.ACTIONS`) on
   the live fight, with the path the option shows;
 * random candidates of every implemented kind (targets, weapons, squares,
   triggers…, sensible or not) are judged alike by ``verify`` on the
@@ -25,17 +25,17 @@ from typing import Any
 
 from builders import make_map, make_profile, melee, ranged
 
-from engine.actions import Action, Option, Reason, TurnPlan
-from engine.battle import Battle
-from engine.creatures import AttackProfile, load_combatant
-from engine.economy import filter_plan
-from engine.encounter import Encounter, build_encounter
-from engine.grid import Path
-from engine.observation import Observation
-from engine.rng import SeededRng
-from engine.snapshot import CombatantView
-from engine.state import CombatantState
-from engine.table import ACTIONS, IMPLEMENTED_KINDS, accept
+from engine.content.actions import Action, Option, Reason, TurnPlan
+from engine.content.creatures import AttackProfile, load_combatant
+from engine.core.rng import SeededRng
+from engine.geometry.grid import Path
+from engine.rules.economy import filter_plan
+from engine.rules.table import ACTIONS, IMPLEMENTED_KINDS, accept
+from engine.state.encounter import Encounter, build_encounter
+from engine.state.state import CombatantState
+from engine.turn.battle import Battle
+from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
 
 #: not refusals: the actor or the target fell mid-plan (an attack of
 #: opportunity, an ally's readied action set off by the move)
@@ -192,7 +192,7 @@ def obs_fight(fuzzer: Fuzzer) -> Any:
     return fuzzer.battle.fight
 
 
-#: every kind of entry of the menu (engine.options)
+#: every kind of entry of the menu (engine.view.options)
 MENU_ENTRIES = {
     "full_attack", "defensive_full_attack", "attack", "charge", "step_full_attack",
     "move_attack", "move", "run", "withdraw", "tumble", "hide", "drop_prone", "aid_another",

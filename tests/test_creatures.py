@@ -1,4 +1,4 @@
-"""Combatant loader: ``parse_combatant`` / ``load_combatant`` (engine/creatures.py).
+"""Combatant loader: ``parse_combatant`` / ``load_combatant`` (engine/content/creatures.py).
 
 Errors must be :class:`DataError` with a French message naming the field path
 (``attacks[0].range_increment_ft``); positive tests cover the shipped monsters,
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from engine.creatures import CombatantProfile, load_combatant, parse_combatant
-from engine.errors import DataError
+from engine.content.creatures import CombatantProfile, load_combatant, parse_combatant
+from engine.core.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 MONSTERS = REPO / "data" / "monsters"

@@ -12,9 +12,9 @@ import math
 
 from builders import battle, make_map, make_profile, messages, state
 
-from engine.actions import AttackAction
-from engine.attack import final_damage, roll_damage
-from engine.rng import SeededRng
+from engine.content.actions import AttackAction
+from engine.core.rng import SeededRng
+from engine.rules.attack import final_damage, roll_damage
 
 ROW = make_map(["....."])
 
@@ -120,8 +120,8 @@ def test_nonlethal_beyond_max_hp_is_lethal():
 
 
 def test_an_unconscious_creature_counts_as_down():
-    from engine.battle import Battle
-    from engine.rng import ScriptedDice
+    from engine.core.rng import ScriptedDice
+    from engine.turn.battle import Battle
     from policies import HeuristicPolicy
 
     brawler = state("brawler", "A", make_profile(attacks=[UNARMED]), ROW, (0, 0))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.deployment import (
+from engine.core.errors import EncounterError
+from engine.state.deployment import (
     CellsDeployment,
     FormationDeployment,
     ZoneDeployment,
     facing_towards,
     formation_offsets,
 )
-from engine.encounter import build_encounter
-from engine.errors import EncounterError
+from engine.state.encounter import build_encounter
 from tests.builders import make_map, make_profile
 
 GMAP = make_map(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import actions as A
-from engine import table as T
-from engine.economy import filter_plan
+from engine.content import actions as A
+from engine.rules import table as T
+from engine.rules.economy import filter_plan
 
 
 def kinds_kept(*acts, staggered=False):

@@ -1,14 +1,14 @@
-"""The effects container (engine/effects.py): conditions as bits, modifiers stacked
-by the PF1e rules (engine.checks.stack), one duration mechanism."""
+"""The effects container (engine/state/effects.py): conditions as bits, modifiers stacked
+by the PF1e rules (engine.core.checks.stack), one duration mechanism."""
 
 from __future__ import annotations
 
 import pytest
 from builders import battle, make_map, make_profile, state
 
-from engine.actions import DelayAction, TurnPlan
-from engine.checks import BonusType, Modifier
-from engine.effects import (
+from engine.content.actions import DelayAction, TurnPlan
+from engine.core.checks import BonusType, Modifier
+from engine.state.effects import (
     ATTACK,
     CMD,
     MELEE_AC,

@@ -1,15 +1,17 @@
-"""The import graph of ``engine/``: no cycle, and rule modules never import the loop or the view.
+"""The import graph of ``engine/``: no cycle, imports point down the layers (``core``,
+``content``, ``geometry``, ``state``, ``rules``, ``view``, ``turn``, ``run``), and the
+modules of the rule layers never import the loop or the view.
 
 Every ``import`` and ``from … import`` of every module is an edge, wherever it
 sits: at module level, inside a function, under ``if TYPE_CHECKING:`` (a
 type-only import still ties the two modules together: each must be read to
 check the other, and a later move into subpackages or a mypyc build would meet
-the cycle). Relative imports are resolved; ``from engine import x`` is an edge
-to ``engine.x`` when ``x`` is a module. Docstring examples (``>>>``) are text,
+the cycle). Relative imports are resolved; ``from engine.rules import x`` is an
+edge to ``engine.rules.x`` when ``x`` is a module. Docstring examples (``>>>``) are text,
 not imports.
 
 Run as a script (``python tests/test_engine_imports.py [ENGINE_DIR]``) it prints
-the cycles and forbidden edges of another checkout's ``engine/``.
+the cycles, forbidden and upward edges of another checkout's ``engine/``.
 """
 
 from __future__ import annotations
@@ -21,34 +23,14 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 
 #: the turn loop and the policies' view: rules receive a FightState instead
-LOOP = "engine.battle"
-VIEW = "engine.observation"
-#: modules that resolve rules; none of them may import LOOP or VIEW
-RULE_MODULES = frozenset(
-    f"engine.{name}"
-    for name in (
-        "aoo",
-        "attack",
-        "checks",
-        "economy",
-        "fight",
-        "grid",
-        "life",
-        "los",
-        "movement",
-        "moves",
-        "reach",
-        "readiness",
-        "skills",
-        "space",
-        "state",
-        "stealth",
-        "strikes",
-        "table",
-        "tumbling",
-        "weapons",
-    )
-)
+LOOP = "engine.turn.battle"
+VIEW = "engine.view.observation"
+#: the layers of ``engine/``, bottom first: a module imports only from its own layer
+#: and the layers below it (docs/architecture.md)
+LAYERS = ("core", "content", "geometry", "state", "rules", "view", "turn", "run")
+#: the layers whose modules resolve rules or hold what rules read: none of them may
+#: import LOOP or VIEW
+RULE_LAYERS = ("core", "content", "geometry", "state", "rules")
 
 
 def engine_modules(root: Path) -> dict[str, Path]:
@@ -82,7 +64,7 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 found.add(f"{base}.{alias.name}")  # `from engine import readiness`
     out: set[str] = set()
     for dotted in found:
-        # `import engine.maps.x` reaches engine.maps; keep the longest known prefix
+        # `import engine.content.maps.x` reaches engine.content.maps; keep the longest known prefix
         target = dotted
         while target and target not in known:
             target = target.rpartition(".")[0]
@@ -137,16 +119,37 @@ def forbidden(graph: dict[str, set[str]]) -> list[str]:
     return [
         f"{mod} -> {dep}"
         for mod in sorted(graph)
-        if mod in RULE_MODULES
+        if _layer(mod) in RULE_LAYERS
         for dep in sorted(graph[mod] & {LOOP, VIEW})
     ]
 
 
+def _layer(module: str) -> str:
+    """``engine.rules.attack`` and ``engine.rules`` → ``rules`` (``""`` for ``engine``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Edges from a layer to a layer above it, and modules outside every layer."""
+    out = [f"{mod}: outside the layers" for mod in sorted(graph)
+           if mod != "engine" and _layer(mod) not in LAYERS]  # fmt: skip
+    for mod in sorted(graph):
+        if _layer(mod) not in LAYERS:
+            continue
+        for dep in sorted(graph[mod]):
+            if _layer(dep) in LAYERS and LAYERS.index(_layer(dep)) > LAYERS.index(_layer(mod)):
+                out.append(f"{mod} -> {dep}")
+    return out
+
+
 def test_the_graph_is_read() -> None:
     graph = import_graph(ENGINE)
-    assert "engine.readiness" in graph["engine.battle"]  # `from engine import readiness`
-    assert "engine.attack" in graph["engine.aoo"]
-    assert set(graph) >= RULE_MODULES, sorted(RULE_MODULES - set(graph))
+    assert (
+        "engine.rules.readiness" in graph["engine.turn.battle"]
+    )  # `from engine.rules import readiness`
+    assert "engine.rules.attack" in graph["engine.rules.aoo"]
+    assert {_layer(m) for m in graph} == {"", *LAYERS}
 
 
 def test_no_import_cycle_in_engine() -> None:
@@ -157,24 +160,36 @@ def test_rule_modules_import_neither_loop_nor_view() -> None:
     assert forbidden(import_graph(ENGINE)) == []
 
 
+def test_imports_point_down_the_layers() -> None:
+    assert upward(import_graph(ENGINE)) == []
+
+
 def test_the_checks_see_function_level_and_type_checking_imports(tmp_path: Path) -> None:
     pkg = tmp_path / "engine"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "battle.py").write_text("from engine import attack\n")
-    (pkg / "attack.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from engine.battle import B\n"
+    for layer in ("", "rules", "turn", "view", "core"):
+        (pkg / layer).mkdir(parents=True, exist_ok=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "turn" / "battle.py").write_text("from engine.rules import attack\n")
+    (pkg / "rules" / "attack.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from engine.turn.battle import B\n"
     )
-    (pkg / "observation.py").write_text("def f():\n    from . import aoo\n")
-    (pkg / "aoo.py").write_text("def g():\n    import engine.observation\n")
+    (pkg / "view" / "observation.py").write_text("def f():\n    from ..rules import aoo\n")
+    (pkg / "rules" / "aoo.py").write_text("def g():\n    import engine.view.observation\n")
+    (pkg / "core" / "rng.py").write_text("from engine.rules.aoo import g\n")
     graph = import_graph(pkg)
     assert cycles(graph) == [
-        ["engine.aoo", "engine.observation"],
-        ["engine.attack", "engine.battle"],
+        ["engine.rules.aoo", "engine.view.observation"],
+        ["engine.rules.attack", "engine.turn.battle"],
     ]
     assert forbidden(graph) == [
-        "engine.aoo -> engine.observation",
-        "engine.attack -> engine.battle",
+        "engine.rules.aoo -> engine.view.observation",
+        "engine.rules.attack -> engine.turn.battle",
+    ]
+    assert upward(graph) == [
+        "engine.core.rng -> engine.rules.aoo",
+        "engine.rules.aoo -> engine.view.observation",
+        "engine.rules.attack -> engine.turn.battle",
     ]
 
 
@@ -184,3 +199,5 @@ if __name__ == "__main__":
         print("cycle:", " ".join(comp))
     for edge in forbidden(graph):
         print("forbidden:", edge)
+    for edge in upward(graph):
+        print("upward:", edge)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.stats import (
+from engine.run.stats import (
     PairedDifference,
     normal_cdf,
     normal_quantile,

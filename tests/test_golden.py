@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from builders import make_map, make_profile, melee, ranged
 
-from engine.actions import action_to_dict
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.runner import play_fight
+from engine.content.actions import action_to_dict
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from harness.report import render_transcript
 from policies import HeuristicPolicy
 from policies.strategy import StrategyPolicy, load_strategy

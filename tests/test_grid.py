@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from builders import make_map
 
-from engine.grid import bresenham, cost_field, distance_ft, find_path, neighbours, step_cost
-from engine.los import cover_bonus, has_line_of_effect
+from engine.geometry.grid import (
+    bresenham,
+    cost_field,
+    distance_ft,
+    find_path,
+    neighbours,
+    step_cost,
+)
+from engine.geometry.los import cover_bonus, has_line_of_effect
 
 OPEN = make_map(["........"] * 8)
 
@@ -119,7 +126,7 @@ def test_adjacent_melee_any_line_rule():
 
 
 def test_reachable_with_and_without_budget():
-    from engine.grid import reachable
+    from engine.geometry.grid import reachable
 
     gmap = make_map([".....", ".~...", "....."])
     start = c(gmap, 0, 0)

@@ -1,4 +1,4 @@
-"""Every file the CLI reads goes through one guarded reader (engine.validation).
+"""Every file the CLI reads goes through one guarded reader (engine.content.validation).
 
 Size limit, YAML alias and nesting limits, duplicate keys refused, strict UTF-8
 (content and file names), short quotes of bad values; reports and checkpoints
@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from engine.creatures import parse_combatant
-from engine.errors import DataError
-from engine.maps import parse_map
-from engine.validation import MAX_FILE_BYTES, load_json, load_yaml, quote, read_text
+from engine.content.creatures import parse_combatant
+from engine.content.maps import parse_map
+from engine.content.validation import MAX_FILE_BYTES, load_json, load_yaml, quote, read_text
+from engine.core.errors import DataError
 from harness.checkpoint import Checkpoint
 from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
@@ -87,8 +87,8 @@ def test_billion_laughs_is_refused_before_it_expands() -> None:
     # message, which never finished (the subprocess timed out)
     assert BILLION_LAUGHS != ARENA
     code = f"""
-        from engine.errors import DataError
-        from engine.maps import parse_map
+        from engine.core.errors import DataError
+        from engine.content.maps import parse_map
         text = {BILLION_LAUGHS!r}
         try:
             parse_map(text, "bombe.yaml")
@@ -321,8 +321,8 @@ def test_sweep_rectangles_name_the_first_bad_square(
 def test_sweep_rectangles_say_what_their_listed_squares_said() -> None:
     """On every small rectangle around the map, the same zone or the same message as
     the list of its squares (what the old code built)."""
-    from engine.deployment import ZoneDeployment, zone_squares
-    from engine.errors import EncounterError
+    from engine.core.errors import EncounterError
+    from engine.state.deployment import ZoneDeployment, zone_squares
     from harness.encounter_file import ZoneRectangle
 
     gmap = parse_map(ARENA)

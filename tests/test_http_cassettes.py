@@ -33,7 +33,7 @@ from record_http_cassettes import (  # noqa: E402
     recorder,
 )
 
-from engine.runner import play_fight  # noqa: E402
+from engine.run.runner import play_fight  # noqa: E402
 from harness.models import OpenAIModel  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import LLMPolicy  # noqa: E402

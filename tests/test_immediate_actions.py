@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, messages, state
 
-from engine.actions import (
+from engine.content.actions import (
     AttackAction,
     ImmediateAction,
     MoveAction,
     Reason,
     SwiftAction,
 )
-from engine.readiness import ReactionEvent
-from engine.rng import ScriptedDice
+from engine.core.rng import ScriptedDice
+from engine.rules.readiness import ReactionEvent
 
 ROW = make_map(["......"])
 

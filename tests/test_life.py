@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, melee, state
 
-from engine.actions import AttackAction, FullAttackAction, MoveAction
-from engine.life import apply_damage, dying_turn, stabilization_check, update_state
-from engine.rng import ScriptedDice
+from engine.content.actions import AttackAction, FullAttackAction, MoveAction
+from engine.core.rng import ScriptedDice
+from engine.rules.life import apply_damage, dying_turn, stabilization_check, update_state
 
 ROW = make_map(["........"])
 

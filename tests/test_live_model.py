@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.runner import play_fight
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from policies.heuristic import HeuristicPolicy
 from policies.llm import LLMPolicy
 

@@ -14,7 +14,7 @@ import re
 import pytest
 from builders import archer_vs_two as _encounter
 
-from engine.runner import play_fight
+from engine.run.runner import play_fight
 from harness.report import render_transcript
 from policies.heuristic import HeuristicPolicy
 from policies.llm import ChatRequest, ChatResponse, LLMPolicy, ModelError
@@ -117,7 +117,7 @@ class _Once:
 
     def decide(self, obs):
         if self.used:
-            from engine.actions import TurnPlan, WaitAction
+            from engine.content.actions import TurnPlan, WaitAction
 
             return TurnPlan((WaitAction(),))
         self.used = True

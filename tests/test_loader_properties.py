@@ -27,10 +27,10 @@ import yaml
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from engine.creatures import CombatantProfile, parse_combatant
-from engine.dice import compile_dice
-from engine.errors import DataError
-from engine.maps import GameMap, parse_map
+from engine.content.creatures import CombatantProfile, parse_combatant
+from engine.content.maps import GameMap, parse_map
+from engine.core.dice import compile_dice
+from engine.core.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 ARENA_TEXT = (REPO / "data" / "maps" / "sample_arena.yaml").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Map loader: ``parse_map`` / ``load_map`` (engine/maps.py).
+"""Map loader: ``parse_map`` / ``load_map`` (engine/content/maps.py).
 
 One test per validation rule: each asserts that a :class:`DataError` is raised and
 that its French message names the field, character or cell at fault. Positive
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import DataError
-from engine.maps import GameMap, load_map, parse_map
+from engine.content.maps import GameMap, load_map, parse_map
+from engine.core.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_ARENA = REPO / "data" / "maps" / "sample_arena.yaml"

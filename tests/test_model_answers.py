@@ -33,10 +33,10 @@ from builders import archer_vs_two as _encounter
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.runner import play_fight
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from harness.analysis import analyse
 from harness.cli.main import main
 from harness.models import (

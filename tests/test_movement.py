@@ -6,8 +6,8 @@ from builders import battle, make_map, make_profile, state
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
-from engine.movement import can_withdraw_from, path_toward, withdraw_path
+from engine.content.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
+from engine.geometry.movement import can_withdraw_from, path_toward, withdraw_path
 
 CORRIDOR = make_map([".........."])
 

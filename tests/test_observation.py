@@ -7,15 +7,15 @@ import json
 
 from builders import make_map, make_profile, melee, ranged, state
 
-from engine.actions import TurnPlan, WaitAction
-from engine.battle import Battle
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.observation import Observation
-from engine.rng import SeededRng
-from engine.runner import play_fight
-from engine.schemas import ObservationModel, observation_json_schema
+from engine.content.actions import TurnPlan, WaitAction
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.core.rng import SeededRng
+from engine.run.runner import play_fight
+from engine.run.schemas import ObservationModel, observation_json_schema
+from engine.state.encounter import build_encounter
+from engine.turn.battle import Battle
+from engine.view.observation import Observation
 from policies import HeuristicPolicy
 
 

@@ -7,11 +7,11 @@ import random
 
 from builders import make_map, make_profile, melee, ranged
 
-from engine.actions import TurnPlan
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.runner import play_fight
+from engine.content.actions import TurnPlan
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 
 #: not a refusal: the actor fell mid-plan (an attack of opportunity during its move)
 FELL = "actor_down"

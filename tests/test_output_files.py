@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import DataError, os_error_fr
+from engine.core.errors import DataError, os_error_fr
 from harness.cli.main import main
 from harness.output import check_output, write_atomic
 

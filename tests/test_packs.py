@@ -16,10 +16,17 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.checks import CRITICAL_FAILURE, CRITICAL_SUCCESS, CheckError, Modifier, check, net_edge
-from engine.errors import DataError
-from engine.packs import D20_ATTACK, PACK_DIR, PF1E, builtin_packs, load_pack, parse_pack
-from engine.rng import ScriptedDice, SeededRng
+from engine.content.packs import D20_ATTACK, PACK_DIR, PF1E, builtin_packs, load_pack, parse_pack
+from engine.core.checks import (
+    CRITICAL_FAILURE,
+    CRITICAL_SUCCESS,
+    CheckError,
+    Modifier,
+    check,
+    net_edge,
+)
+from engine.core.errors import DataError
+from engine.core.rng import ScriptedDice, SeededRng
 
 N = 20_000
 

@@ -13,10 +13,10 @@ import math
 import pytest
 from builders import battle, make_map, make_profile, melee, messages, ranged, state
 
-from engine.actions import AttackAction
-from engine.attack import attack_modifiers
-from engine.los import flanks
-from engine.rng import SeededRng
+from engine.content.actions import AttackAction
+from engine.core.rng import SeededRng
+from engine.geometry.los import flanks
+from engine.rules.attack import attack_modifiers
 
 OPEN = make_map([".......", ".......", ".......", "......."])
 
@@ -115,9 +115,9 @@ def test_shooting_into_melee_takes_minus_4_unless_precise_shot_or_ten_feet_clear
 
 def _hit_rate(b, actor, target, n):
     """Share of ``n`` swings (no damage applied) that hit."""
-    from engine.attack import target_ac
-    from engine.checks import CheckKind, check
-    from engine.packs import D20_ATTACK
+    from engine.content.packs import D20_ATTACK
+    from engine.core.checks import CheckKind, check
+    from engine.rules.attack import target_ac
 
     attack = actor.attacks[0]
     mods = attack_modifiers(b.fight, actor, target, attack)
@@ -189,7 +189,7 @@ def _beast(features=()):
 
 
 def test_a_natural_full_attack_uses_every_natural_weapon_once_secondary_at_minus_5():
-    from engine.actions import FullAttackAction
+    from engine.content.actions import FullAttackAction
 
     beast = state("beast", "A", _beast(), OPEN, (0, 0))
     foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
@@ -207,7 +207,7 @@ def test_a_natural_full_attack_uses_every_natural_weapon_once_secondary_at_minus
 
 
 def test_multiattack_makes_the_secondary_penalty_minus_2():
-    from engine.actions import AttackAction
+    from engine.content.actions import AttackAction
 
     beast = state("beast", "A", _beast(["Multiattack"]), OPEN, (0, 0))
     foe = state("foe", "B", make_profile(ac={"total": 30, "touch": 10, "flat_footed": 30}),
@@ -221,7 +221,7 @@ def test_multiattack_makes_the_secondary_penalty_minus_2():
 def test_cover_hit_rate_through_the_whole_attack_matches_the_exact_probability(row, cover, p):
     # +0 bow vs AC 10 behind a pillar (cover +4: hits on 14–20) or a ruin (+2: 12–20),
     # counted over real resolved attacks (natural 20 always hits)
-    from engine.attack import resolve_swing, target_ac
+    from engine.rules.attack import resolve_swing, target_ac
 
     gmap = make_map([row])
     target = state("t", "B", make_profile(hp_max=10**6), gmap, (0, 4))

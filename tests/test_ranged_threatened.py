@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from builders import battle, make_map, make_profile, ranged, state
 
-from engine.grid import distance_ft
-from engine.los import has_line_of_effect
+from engine.geometry.grid import distance_ft
+from engine.geometry.los import has_line_of_effect
 
 MAP = make_map(
     [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, melee, messages, ranged, state
 
-from engine.actions import (
+from engine.content.actions import (
     AttackAction,
     MoveAction,
     ReadyAction,
@@ -18,8 +18,8 @@ from engine.actions import (
     TurnPlan,
     WaitAction,
 )
-from engine.battle import Battle
-from engine.rng import ScriptedDice
+from engine.core.rng import ScriptedDice
+from engine.turn.battle import Battle
 
 ROW = make_map(["........"])
 TWO = make_map(["........", "........"])

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from engine.creatures import AC_COMPONENTS, AttackProfile, CombatantProfile, load_combatant
-from engine.dice import DiceExpr, compile_dice
+from engine.content.creatures import AC_COMPONENTS, AttackProfile, CombatantProfile, load_combatant
+from engine.core.dice import DiceExpr, compile_dice
 
 REPO = Path(__file__).resolve().parents[1]
 MONSTERS = REPO / "data" / "monsters"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from builders import Plan, battle, make_map, make_profile, melee, state
 
-from engine.actions import TurnPlan, WaitAction, WithdrawAction
-from engine.attack import resolve_swing
-from engine.battle import Battle
-from engine.encounter import build_encounter
-from engine.grid import distance_ft
-from engine.rng import ScriptedDice, SeededRng
+from engine.content.actions import TurnPlan, WaitAction, WithdrawAction
+from engine.core.rng import ScriptedDice, SeededRng
+from engine.geometry.grid import distance_ft
+from engine.rules.attack import resolve_swing
+from engine.state.encounter import build_encounter
+from engine.turn.battle import Battle
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])

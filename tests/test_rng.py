@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 from builders import battle, make_map, make_profile, melee, state
 
-from engine.actions import AttackAction
-from engine.battle import Battle
-from engine.checks import CheckKind
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.errors import DiceScriptError
-from engine.maps import load_map
-from engine.rng import ROLL_KINDS, RollKind, ScriptedDice, SeededRng
-from engine.skills import SKILL_ABILITY, SKILL_ROLL
+from engine.content.actions import AttackAction
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.core.checks import CheckKind
+from engine.core.errors import DiceScriptError
+from engine.core.rng import ROLL_KINDS, RollKind, ScriptedDice, SeededRng
+from engine.rules.skills import SKILL_ABILITY, SKILL_ROLL
+from engine.state.encounter import build_encounter
+from engine.turn.battle import Battle
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from builders import battle, make_map, make_profile, messages, state
 
-from engine.actions import AttackAction, Reason, RunAction
-from engine.effects import Cond
+from engine.content.actions import AttackAction, Reason, RunAction
+from engine.state.effects import Cond
 
 LANE = make_map(["..........................", ".........................."])
 

@@ -13,8 +13,8 @@ import math
 
 from builders import battle, make_map, make_profile, messages, state
 
-from engine.actions import RunAction
-from engine.rng import SeededRng
+from engine.content.actions import RunAction
+from engine.core.rng import SeededRng
 
 ROWS = make_map(["..........", ".........."])
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import action_json_schema
-from engine.schemas import observation_json_schema, report_json_schema
+from engine.content.actions import action_json_schema
+from engine.run.schemas import observation_json_schema, report_json_schema
 from policies.strategy import strategy_json_schema
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "schemas"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from builders import make_map, make_profile, melee, ranged
 
-from engine.encounter import build_encounter
-from engine.errors import DataError
-from engine.runner import play_fight
+from engine.core.errors import DataError
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
 from policies.heuristic import HeuristicPolicy

@@ -7,13 +7,13 @@ import json
 import pytest
 from builders import BASE, make_map, make_profile, state
 
-from engine.attack import TOTAL_DEFENSE_EFFECT
-from engine.checks import Modifier
-from engine.creatures import parse_combatant
-from engine.effects import add_effect
-from engine.errors import DataError
-from engine.rng import ScriptedDice
-from engine.skills import base_cmd, cmd, key_ability, skill_bonus, skill_check, trained
+from engine.content.creatures import parse_combatant
+from engine.core.checks import Modifier
+from engine.core.errors import DataError
+from engine.core.rng import ScriptedDice
+from engine.rules.attack import TOTAL_DEFENSE_EFFECT
+from engine.rules.skills import base_cmd, cmd, key_ability, skill_bonus, skill_check, trained
+from engine.state.effects import add_effect
 
 ROW = make_map(["...."])
 

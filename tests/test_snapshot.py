@@ -1,4 +1,4 @@
-"""One list of public fields (engine.snapshot.PUBLIC_FIELDS) drives the combatant
+"""One list of public fields (engine.view.snapshot.PUBLIC_FIELDS) drives the combatant
 views, their JSON form and the Observation's JSON Schema: they agree."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.maps import load_map
-from engine.runner import play_fight
-from engine.schemas import AttackModel, CombatantModel, observation_json_schema
-from engine.snapshot import PUBLIC_FIELDS, STATE_FIELDS, CombatantView
-from engine.state import CombatantState
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.run.runner import play_fight
+from engine.run.schemas import AttackModel, CombatantModel, observation_json_schema
+from engine.state.encounter import build_encounter
+from engine.state.state import CombatantState
+from engine.view.snapshot import PUBLIC_FIELDS, STATE_FIELDS, CombatantView
 from policies import HeuristicPolicy
 
 NAMESPACE: dict[str, Any] = {"Any": Any, "AttackModel": AttackModel}

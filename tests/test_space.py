@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from builders import battle, make_map, make_profile, melee, messages, ranged, state
 
-from engine.actions import AttackAction, ChargeAction, MoveAction
-from engine.attack import attack_modifiers, target_ac
-from engine.encounter import build_encounter
-from engine.errors import EncounterError
-from engine.los import flanks
-from engine.reach import weapon_for
-from engine.space import body_distance_ft, footprint, inflate, sized_map, space_of
+from engine.content.actions import AttackAction, ChargeAction, MoveAction
+from engine.content.space import body_distance_ft, footprint, inflate, sized_map, space_of
+from engine.core.errors import EncounterError
+from engine.geometry.los import flanks
+from engine.geometry.reach import weapon_for
+from engine.rules.attack import attack_modifiers, target_ac
+from engine.state.encounter import build_encounter
 
 OPEN = make_map(["........", "........", "........", "........", "........", "........"])
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from builders import Plan, battle, make_map, make_profile, messages, state
 
-from engine.actions import (
+from engine.content.actions import (
     AttackAction,
     FightDefensivelyAction,
     FullAttackAction,
@@ -18,11 +18,20 @@ from engine.actions import (
     TotalDefenseAction,
     TurnPlan,
 )
-from engine.attack import PRONE_EFFECT
-from engine.battle import Battle
-from engine.checks import BonusType, Modifier
-from engine.effects import ATTACK, MELEE_AC, RANGED_AC, Cond, Effect, add_effect, drop_effect, on_ac
-from engine.rng import ScriptedDice
+from engine.core.checks import BonusType, Modifier
+from engine.core.rng import ScriptedDice
+from engine.rules.attack import PRONE_EFFECT
+from engine.state.effects import (
+    ATTACK,
+    MELEE_AC,
+    RANGED_AC,
+    Cond,
+    Effect,
+    add_effect,
+    drop_effect,
+    on_ac,
+)
+from engine.turn.battle import Battle
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -148,7 +157,7 @@ def test_the_surprise_round_menu_has_single_actions_only():
 
 from builders import ranged  # noqa: E402
 
-from engine.actions import DropProneAction, StandUpAction  # noqa: E402
+from engine.content.actions import DropProneAction, StandUpAction  # noqa: E402
 
 
 def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
@@ -209,7 +218,7 @@ def test_a_prone_combatant_gets_the_prone_menu_and_the_heuristic_stands_up_to_at
 
 # -- delay (SRD « Delay ») -----------------------------------------------------------------
 
-from engine.actions import DelayAction  # noqa: E402
+from engine.content.actions import DelayAction  # noqa: E402
 
 
 class Once:

@@ -1,4 +1,4 @@
-"""Typed modifiers and PF1e stacking (engine/checks.py: ``BonusType``, ``Modifier``,
+"""Typed modifiers and PF1e stacking (engine/core/checks.py: ``BonusType``, ``Modifier``,
 ``stack``, ``stacked_total``).
 
 CRB « Bonus Types » (Chapter 9): « With the exception of dodge bonuses, most
@@ -17,7 +17,8 @@ from collections import defaultdict
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.checks import (
+from engine.content.packs import D20_PLAIN
+from engine.core.checks import (
     STACKING_TYPES,
     BonusType,
     Modifier,
@@ -26,8 +27,7 @@ from engine.checks import (
     stack,
     stacked_total,
 )
-from engine.packs import D20_PLAIN
-from engine.rng import ScriptedDice
+from engine.core.rng import ScriptedDice
 
 T = BonusType
 
@@ -278,10 +278,10 @@ def test_stacking_would_change_no_roll_of_todays_fights():
     ``stack`` keeps them all: applying it later cannot change these fights."""
     from pathlib import Path
 
-    from engine.creatures import load_combatant
-    from engine.encounter import build_encounter
-    from engine.maps import load_map
-    from engine.runner import play_fight
+    from engine.content.creatures import load_combatant
+    from engine.content.maps import load_map
+    from engine.run.runner import play_fight
+    from engine.state.encounter import build_encounter
     from policies import HeuristicPolicy
 
     root = Path(__file__).resolve().parents[1]

@@ -13,11 +13,11 @@ from fractions import Fraction
 import pytest
 from builders import battle, make_map, make_profile, melee, state
 
-from engine.attack import resolve_swing
-from engine.encounter import build_encounter
-from engine.rng import SeededRng
-from engine.runner import run_range
-from engine.stats import win_rate_band
+from engine.core.rng import SeededRng
+from engine.rules.attack import resolve_swing
+from engine.run.runner import run_range
+from engine.run.stats import win_rate_band
+from engine.state.encounter import build_encounter
 from policies import HeuristicPolicy
 
 N = 20_000
@@ -124,7 +124,7 @@ def test_band_formula():
 
 
 def test_tallies_merge_exactly_whatever_the_split():
-    from engine.stats import CombatantInfo, FightSummary, Tally, build_report
+    from engine.run.stats import CombatantInfo, FightSummary, Tally, build_report
 
     fights = [
         FightSummary(i % 3 - 1, 1 + i % 7, ((i, i % 2, 3 * i, 2 * i, 0, i % 2, 0),))

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from builders import Plan, battle, make_map, make_profile, messages, ranged, state
 
-from engine.actions import (
+from engine.content.actions import (
     AttackAction,
     ChargeAction,
     FiveFootStepAction,
@@ -17,9 +17,9 @@ from engine.actions import (
     MoveAction,
     RunAction,
 )
-from engine.options import legal_options
-from engine.rng import SeededRng
-from engine.stealth import sees_directly
+from engine.core.rng import SeededRng
+from engine.rules.stealth import sees_directly
+from engine.view.options import legal_options
 from policies.heuristic import HeuristicPolicy
 from policies.llm import HIDDEN_KINDS, shown_options
 from policies.scripted import ScriptedPolicy, parse_script

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from builders import make_map, make_profile, melee, ranged
 
-from engine.creatures import load_combatant
-from engine.encounter import build_encounter
-from engine.errors import DataError
-from engine.maps import load_map
-from engine.runner import play_fight
+from engine.content.creatures import load_combatant
+from engine.content.maps import load_map
+from engine.core.errors import DataError
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from policies.heuristic import HeuristicPolicy
 from policies.registry import parse_policy_spec
 from policies.strategy import (
@@ -148,8 +148,8 @@ def test_most_wounded_compares_shares_of_hit_points():
     assert (states[1].id, states[2].id) == ("big", "small")
     policy = Recorder(strategy("targets: [most_wounded]\n"))
     weakest = Recorder(strategy("targets: [weakest]\n"))
-    from engine.battle import Battle
-    from engine.rng import SeededRng
+    from engine.core.rng import SeededRng
+    from engine.turn.battle import Battle
 
     for rec in (policy, weakest):
         states = enc.fresh_states()

@@ -7,9 +7,9 @@ import pytest
 from builders import make_map, make_profile, melee, ranged
 from test_strategy import Recorder, first_action, strategy
 
-from engine.encounter import build_encounter
-from engine.errors import DataError
-from engine.runner import play_fight
+from engine.core.errors import DataError
+from engine.run.runner import play_fight
+from engine.state.encounter import build_encounter
 from policies.heuristic import HeuristicPolicy
 from policies.strategy import StrategyPolicy, StrategySpec, parse_strategy, role_tags
 
@@ -483,8 +483,8 @@ phases:
 def test_the_new_fields_round_trip_and_replay_bit_identically():
     from pathlib import Path
 
-    from engine.creatures import load_combatant
-    from engine.maps import load_map
+    from engine.content.creatures import load_combatant
+    from engine.content.maps import load_map
     from policies.strategy import dump_strategy
 
     spec = parse_strategy(EVERYTHING)

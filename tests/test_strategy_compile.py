@@ -840,8 +840,8 @@ def test_a_recorded_compilation_plays_as_it_reads():
     its foe: it never charges, where the heuristic charges on the same seeds."""
     from builders import make_map, make_profile
 
-    from engine.encounter import build_encounter
-    from engine.runner import play_fight
+    from engine.run.runner import play_fight
+    from engine.state.encounter import build_encounter
     from policies.heuristic import HeuristicPolicy
     from policies.strategy import StrategyPolicy
 

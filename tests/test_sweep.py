@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import harness.sweep
-from engine.stats import wilson_band, win_rate_band
+from engine.run.stats import wilson_band, win_rate_band
 from harness.cli.config import load_setup
 from harness.cli.main import main
 from harness.encounter_file import load_encounter_file

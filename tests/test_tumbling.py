@@ -8,9 +8,9 @@ import math
 
 from builders import battle, make_map, make_profile, messages, state
 
-from engine.actions import MoveAction
-from engine.options import legal_options
-from engine.rng import SeededRng
+from engine.content.actions import MoveAction
+from engine.core.rng import SeededRng
+from engine.view.options import legal_options
 from policies.llm import HIDDEN_KINDS, shown_options
 from policies.scripted import ScriptedPolicy, parse_script
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from builders import Plan, battle, make_map, make_profile, melee, messages, state
 
-from engine.actions import AttackAction, FullAttackAction, RepairWeaponAction, WaitAction
-from engine.attack import PRONE_EFFECT
-from engine.creatures import load_combatant
-from engine.effects import add_effect
-from engine.rng import SeededRng
-from engine.schemas import ObservationModel
-from engine.weapons import scatter_landing, scatter_squares
+from engine.content.actions import AttackAction, FullAttackAction, RepairWeaponAction, WaitAction
+from engine.content.creatures import load_combatant
+from engine.core.rng import SeededRng
+from engine.rules.attack import PRONE_EFFECT
+from engine.rules.weapons import scatter_landing, scatter_squares
+from engine.run.schemas import ObservationModel
+from engine.state.effects import add_effect
 from policies.llm import HIDDEN_KINDS, shown_options
 from policies.scripted import ScriptedPolicy, parse_script
 

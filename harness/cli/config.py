@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from harness.cli.common import SIDE_SEP, UserError
 
 if TYPE_CHECKING:
-    from engine.creatures import CombatantProfile
-    from engine.encounter import Encounter
-    from engine.maps import GameMap
+    from engine.content.creatures import CombatantProfile
+    from engine.content.maps import GameMap
+    from engine.state.encounter import Encounter
     from harness.encounter_file import LoadedEncounter
     from policies.registry import PolicySpec
 
@@ -103,8 +103,8 @@ def load_setup(
     policy: list[str] | None,
 ) -> Setup:
     """Build the encounter and one policy spec per combatant from the options."""
-    from engine.encounter import build_encounter, check_sides
-    from engine.maps import load_map
+    from engine.content.maps import load_map
+    from engine.state.encounter import build_encounter, check_sides
     from policies.registry import HEURISTIC
 
     overrides = _parse_policies(policy or [])
@@ -150,7 +150,7 @@ def _decode_sides(values: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _load_sides(sides: list[tuple[str, list[str]]]) -> list[tuple[str, list[CombatantProfile]]]:
-    from engine.creatures import load_combatant
+    from engine.content.creatures import load_combatant
 
     cache: dict[str, CombatantProfile] = {}
     out: list[tuple[str, list[CombatantProfile]]] = []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engine.errors import os_error_fr
+from engine.core.errors import os_error_fr
 from harness.cli.common import (
     CheckpointOption,
     FrenchCommand,

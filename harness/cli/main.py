@@ -18,7 +18,7 @@ import sys
 import click
 import typer
 
-from engine.errors import Pf1eSimError
+from engine.core.errors import Pf1eSimError
 from harness.cli.common import PROG, SIDE_SEP, UserError, app, started
 
 #: the module of each command, in the order of ``--help`` (the ``strategy`` group last)
@@ -130,12 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return int(done.exit_code or 0)
     except click.ClickException as err:
-        from engine.validation import printable
+        from engine.content.validation import printable
 
         sys.stderr.write(printable(f"{PROG}: erreur : {_french_usage(err)}\n"))
         return 2
     except (Pf1eSimError, UserError) as err:
-        from engine.validation import printable
+        from engine.content.validation import printable
 
         sys.stderr.write(printable(f"{PROG}: erreur : {err}\n"))
         return 2

@@ -70,9 +70,9 @@ def roll_cmd(
 ) -> None:
     import secrets
 
-    from engine.checks import CheckError, check
-    from engine.packs import load_pack
-    from engine.rng import SeededRng
+    from engine.content.packs import load_pack
+    from engine.core.checks import CheckError, check
+    from engine.core.rng import SeededRng
     from harness.rolls import RollSyntaxError, explain_roll, parse_roll, proportional_lines
 
     try:
@@ -141,8 +141,8 @@ def audit_dice_cmd(
     ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Sortie JSON.")] = False,
 ) -> None:
-    from engine.audit import audit_pack
-    from engine.packs import builtin_packs, load_pack
+    from engine.content.packs import builtin_packs, load_pack
+    from engine.run.audit import audit_pack
 
     names = packs or builtin_packs()
     loaded = [load_pack(name) for name in names]

@@ -21,8 +21,8 @@ def schema_cmd(
         str, typer.Argument(help="observation, action, report ou strategy", metavar="NOM")
     ],
 ) -> None:
-    from engine.actions import action_json_schema
-    from engine.schemas import observation_json_schema, report_json_schema
+    from engine.content.actions import action_json_schema
+    from engine.run.schemas import observation_json_schema, report_json_schema
     from policies.strategy import strategy_json_schema
 
     schemas = {

@@ -160,8 +160,8 @@ def simulate_cmd(
         from harness.reporter import check_model_spec
 
         check_model_spec(narrator_model)  # a typo fails before the fights, not after
-    from engine.runner import combatant_infos, play_fight
-    from engine.stats import build_report
+    from engine.run.runner import combatant_infos, play_fight
+    from engine.run.stats import build_report
     from harness.output import write_json
     from harness.parallel import PolicySet, policy_source, simulate
     from harness.report import render_report, render_transcript

@@ -1,0 +1,1 @@
+"""Running fights: the runner, the report statistics, the dice audit, the JSON Schemas."""

@@ -1,0 +1,195 @@
+"""Runtime state of a fight: slotted, mutable, never handed to a policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.content.actions import ActionResult
+from engine.content.creatures import AttackProfile, CombatantProfile
+from engine.content.maps import Cell
+from engine.core.checks import RollRecord
+from engine.state.effects import NO_EFFECTS, Effects, add_effect, file_effects
+
+
+@dataclass(frozen=True, slots=True)
+class Readied:
+    """A readied action (SRD « Ready »): one attack, fired off-turn by ``trigger``."""
+
+    trigger: str
+    #: whom the attack targets; ``None``: the creature that triggered it
+    target_id: str | None
+    #: the round it was readied in (firing in a later round costs that round's turn)
+    round: int
+
+
+class LifeStates:
+    """The life-state predicates of a combatant (SRD « Disabled », « Dying »,
+    « Staggered »), over its ``dead``, ``hp``, ``nonlethal`` and ``stable``: one
+    definition for the engine's :class:`CombatantState` and the Observation's
+    views (:class:`engine.view.snapshot.CombatantView`), inherited by both (a mixin
+    without slots of its own: no call beyond the property itself).
+
+    >>> class Hurt(LifeStates):
+    ...     dead, hp, nonlethal, stable = False, 0, 0, False
+    >>> h = Hurt()
+    >>> h.disabled, h.staggered, h.dying
+    (True, True, False)
+    """
+
+    __slots__ = ()
+
+    dead: bool
+    hp: int
+    nonlethal: int
+    stable: bool
+
+    @property
+    def disabled(self) -> bool:
+        """Exactly 0 hp: staggered, a standard action costs 1 hp."""
+        return not self.dead and self.hp == 0
+
+    @property
+    def staggered(self) -> bool:
+        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
+        return (not self.dead and self.hp == 0) or (self.hp > 0 and self.nonlethal == self.hp)
+
+    @property
+    def dying(self) -> bool:
+        """Below 0 hit points and not stabilized."""
+        return not self.dead and self.hp < 0 and not self.stable
+
+
+@dataclass(slots=True, eq=False)
+class CombatantState(LifeStates):
+    """One combatant during one fight.
+
+    ``active`` is kept up to date by :mod:`engine.rules.life`: change ``hp`` and
+    ``dead`` only through its functions (or call :func:`engine.rules.life.update_state`).
+    """
+
+    id: str
+    side: str
+    profile: CombatantProfile
+    #: position in deployment order (initiative tie-break, stable ordering)
+    index: int
+    pos: Cell
+    hp: int
+    #: nonlethal damage taken (SRD « Nonlethal Damage »), never subtracted from hp
+    nonlethal: int = 0
+    #: whether ``--simple-monster-death`` applies to this combatant
+    dies_at_zero: bool = False
+    dead: bool = False
+    stable: bool = False
+    initiative: int = 0
+    #: place in the turn order (the initiative total, moved by a delay)
+    init_key: float = 0.0
+    #: delayed its turn this round (a second delay is refused)
+    delayed: bool = False
+    initiative_roll: RollRecord | None = None
+    #: its conditions and passing modifiers, with their durations (:mod:`engine.state.effects`)
+    #: (an immutable value, replaced on every change: :func:`engine.state.effects.add_effect` …)
+    effects: Effects = NO_EFFECTS
+    #: aware of its opponents when the fight starts (else surprised)
+    aware: bool = True
+    moved_this_turn: bool = False
+    #: attacks of opportunity made this round
+    aoo_used: int = 0
+    #: enemies this creature's movement already provoked this round
+    provoked_by: set[str] = field(default_factory=set)
+    #: enemies that failed to notice it (SRD « Stealth »); they treat it as
+    #: invisible. Membership only: never iterated (ordering is not deterministic)
+    hidden_from: set[str] = field(default_factory=set)
+    last_results: tuple[ActionResult, ...] = ()
+    #: has played a turn in this fight (before that it is flat-footed: no immediate action)
+    has_acted: bool = False
+    #: readied action waiting for its trigger (engine.rules.readiness)
+    readied: Readied | None = None
+    #: round whose regular turn a readied action fired before has used up
+    ready_spent_round: int = -1
+    #: an immediate action taken off-turn: no swift or immediate action until
+    #: the end of its next turn (SRD « Immediate Actions »)
+    immediate_used: bool = False
+    #: its swift action of the current turn is spent (a swift or an immediate action)
+    swift_used_this_turn: bool = False
+    #: consecutive rounds of running, the last of them, and the Con checks made
+    #: to keep running (SRD « Run »)
+    run_rounds: int = 0
+    run_last_round: int = -2
+    run_checks: int = 0
+    #: no running before this round (rest after a failed Con check)
+    run_rest_until: int = 0
+    #: ids of its broken weapons (a firearm's misfire), unusable until repaired
+    weapon_broken: frozenset[str] = frozenset()
+    # attrition counters (lethal damage only)
+    hits: int = 0
+    crits: int = 0
+    damage_dealt: int = 0
+    damage_taken: int = 0
+    healing_given: int = 0
+    #: melee attack rolls made (attacks of opportunity included)
+    melee_swings: int = 0
+    #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
+    active: bool = True
+
+    #: squares per side of its space, anchored on ``pos`` (:mod:`engine.content.space`);
+    #: copied from the profile (a plain attribute: read in every geometric test)
+    space: int = field(init=False, default=1)
+    #: Tiny or smaller: may share a bigger creature's square
+    very_small: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        self.space = self.profile.space
+        self.very_small = self.profile.very_small
+        if self.profile.conditions:  # fight-long conditions: permanent effects
+            for effect in file_effects(self.profile.conditions):
+                add_effect(self, effect)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute ``active`` from ``hp`` and ``dead``."""
+        self.active = not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
+
+    @property
+    def attacks(self) -> tuple[AttackProfile, ...]:
+        """Its usable attacks: every attack of its file but its broken weapons."""
+        if not self.weapon_broken:
+            return self.profile.attacks
+        return tuple(a for a in self.profile.attacks if a.id not in self.weapon_broken)
+
+    @property
+    def cond(self) -> int:
+        """The :class:`~engine.state.effects.Cond` bits of its effects (what the rules
+        shared with the Observation's views read; hot paths read ``effects.cond``)."""
+        return self.effects.cond
+
+    @property
+    def threat_reach_ft(self) -> int:
+        return self.profile.threat_reach_ft
+
+    @property
+    def cell(self) -> Cell:
+        """Same as ``pos`` (the name the Observation's views use)."""
+        return self.pos
+
+    @property
+    def speed_ft(self) -> int:
+        """Movement budget of one move action: max(land, fly), halved when disabled."""
+        spec = self.profile.spec
+        speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
+        if self.disabled:
+            speed = (speed // 10) * 5
+        return speed
+
+    def life_label(self) -> str:
+        """French word for the life state (for transcripts)."""
+        if self.dead:
+            return "mort"
+        if self.hp < 0:
+            return "stable" if self.stable else "mourant"
+        if self.hp == 0:
+            return "invalide"
+        if self.nonlethal > self.hp:
+            return "inconscient"
+        if self.nonlethal == self.hp:
+            return "chancelant"
+        return "actif"

@@ -1,0 +1,1 @@
+"""The turn loop: initiative, rounds, turns, dispatch through the table of actions."""

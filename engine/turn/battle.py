@@ -1,0 +1,382 @@
+"""One fight: initiative, rounds, turns, action dispatch, victory.
+
+The turn loop is deliberately small: build the Observation, ask the side's
+policy for a plan, filter it through the action budget, dispatch each kept
+action to its rule module, record the results.
+
+* Initiative: d20 + modifier, sorted on (total, modifier, deployment order),
+  highest first, rolled once.
+* A dying combatant's turn is its stabilization check; stable, dead and
+  unconscious combatants (nonlethal damage above hp included) skip their turn.
+* The fight ends as soon as at most one side has active combatants (that side
+  wins); after ``round_cap`` rounds it is a draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.content.actions import (
+    Action,
+    ActionResult,
+    AttackAction,
+    DelayAction,
+    FullAttackAction,
+    Reason,
+    Slot,
+    TurnPlan,
+    succeeded,
+)
+from engine.content.maps import GameMap
+from engine.content.packs import D20_PLAIN
+from engine.core.checks import CheckKind, Modifier, check
+from engine.core.rng import Rng
+from engine.rules import readiness
+from engine.rules.economy import filter_plan
+from engine.rules.life import dying_turn, lose_hp
+from engine.rules.table import ACTIONS
+from engine.state.effects import Cond, Moment, tick
+from engine.state.fight import FightState, LogEntry, ReactionEvent
+from engine.state.state import CombatantState
+from engine.view.observation import Observation
+from engine.view.options import legal_options
+from engine.view.snapshot import ProfileView, build_views, fill_readiness
+
+_PRONE = Cond.PRONE.value
+
+
+class Policy(Protocol):
+    """Anything that turns an Observation into a turn plan."""
+
+    def decide(self, obs: Observation) -> TurnPlan: ...
+
+
+class ReactionPolicy(Protocol):
+    """Chooses a combatant's immediate action when an event happens (opt-in,
+    see :mod:`engine.rules.readiness`)."""
+
+    def react(self, obs: Observation, event: ReactionEvent) -> Action | None:
+        """``None`` to let the event pass; otherwise an :class:`ImmediateAction`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class FightResult:
+    """Outcome of one fight."""
+
+    winner: str | None
+    rounds: int
+    combatants: tuple[CombatantState, ...]
+    log: tuple[LogEntry, ...] | None
+
+
+class Battle:
+    """The rules loop of a single fight, over the :class:`FightState` it owns
+    (``fight``: what rule modules receive)."""
+
+    def __init__(
+        self,
+        gmap: GameMap,
+        combatants: list[CombatantState],
+        sides: tuple[str, ...],
+        rng: Rng,
+        policies: Mapping[str, Policy] | Callable[[CombatantState], Policy],
+        *,
+        round_cap: int = 100,
+        record: bool = False,
+        reaction_policy: ReactionPolicy | None = None,
+    ) -> None:
+        self.fight = fight = FightState(
+            gmap, combatants, sides, rng, readiness.HOOKS, record=record
+        )
+        #: the fight's map, combatants (list), ids and sides: ``fight``'s own objects
+        self.gmap = gmap
+        self.combatants = combatants
+        self.by_id = fight.by_id
+        self.sides = sides
+        self._policies = policies
+        self.round_cap = round_cap
+        self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
+        self._delay_target: str | None = None
+        #: the initiative order last shown to a policy, and its ids
+        self._order_of: list[CombatantState] | None = None
+        self._order_id_tuple: tuple[str, ...] = ()
+        self._reaction_policy: ReactionPolicy | None = None
+        self.reaction_policy = reaction_policy
+        #: the fight's identity for policies (the seed of a seeded RNG, else a fresh object)
+        self.fight_key: object = getattr(rng, "seed", None)
+        if self.fight_key is None:
+            self.fight_key = object()
+
+    # -- helpers --------------------------------------------------------------
+    @property
+    def reaction_policy(self) -> ReactionPolicy | None:
+        """The opt-in chooser of immediate actions off-turn (:mod:`engine.rules.readiness`)."""
+        return self._reaction_policy
+
+    @reaction_policy.setter
+    def reaction_policy(self, policy: ReactionPolicy | None) -> None:
+        self._reaction_policy = policy
+        if policy is None:
+            self.fight.react = None
+            return
+
+        def react(actor: CombatantState, event: ReactionEvent) -> Action | None:
+            return policy.react(self.observe(actor), event)
+
+        self.fight.react = react
+
+    def policy_for(self, actor: CombatantState) -> Policy:
+        if callable(self._policies):
+            return self._policies(actor)
+        return self._policies[actor.side]
+
+    # -- fight ----------------------------------------------------------------
+    def roll_initiative(self) -> None:
+        fight = self.fight
+        for c in self.combatants:
+            mod = c.profile.spec.initiative_mod
+            rec = check(
+                fight.rng,
+                D20_PLAIN,
+                CheckKind.INITIATIVE,
+                (Modifier(mod, "initiative"),),
+                None,
+            )
+            c.initiative = rec.total
+            c.init_key = float(rec.total)
+            c.initiative_roll = rec
+            fight.raw(f"initiative : {c.id} d20={rec.natural}{mod:+d}={rec.total}", rec)
+        self._sort_order()
+
+    def _sort_order(self) -> None:
+        self.fight.order = sorted(
+            self.combatants,
+            key=lambda c: (-c.init_key, -c.profile.spec.initiative_mod, c.index),
+        )
+
+    def _delay(self, actor: CombatantState, queue: list[CombatantState], done: int) -> None:
+        """Re-insert a delaying ``actor`` in this round's ``queue`` (``done``
+        turns already played): just before the named combatant if it has not
+        acted yet, else at the end. Its new initiative is the count it acted on
+        (SRD « Delay »): the target's + 0.5, so it stays just before it in later
+        rounds (the seed wrote − 0.5, which would put it after), or the lowest
+        − 0.5 at the end of the round."""
+        target = self.fight.target(self._delay_target)
+        if target is not None and target is not actor and target in queue[done:]:
+            actor.init_key = target.init_key + 0.5
+            queue.insert(queue.index(target, done), actor)
+        else:
+            actor.init_key = min(c.init_key for c in self.combatants) - 0.5
+            queue.append(actor)
+
+    def _play_round(self, surprise: bool = False) -> bool:
+        """Every turn of one round in initiative order; returns whether the fight ended."""
+        fight = self.fight
+        queue = list(fight.order)
+        done = 0
+        while done < len(queue):
+            actor = queue[done]
+            done += 1
+            if actor.dead:
+                continue
+            if actor.hp < 0:
+                if not actor.stable and not surprise:
+                    dying_turn(fight, actor)
+                continue
+            if not actor.active:  # unconscious from nonlethal damage
+                continue
+            if surprise and not actor.aware:
+                fight.note(actor, "surpris : ne peut pas agir")
+                continue
+            if actor.ready_spent_round == fight.round:  # SRD « Ready »
+                fight.note(actor, "a déjà agi ce round (action préparée)")
+                continue
+            self._delay_target = None
+            if self.take_turn(actor):
+                self._delay(actor, queue, done)
+            if fight.is_over():
+                return True
+        return False
+
+    def surprise_round(self) -> bool:
+        """SRD « Surprise »: when some active combatants are aware of their
+        opponents and others are not, round 0 comes first: the aware act (one
+        standard or move action), the unaware lose their turn. Returns whether
+        the fight ended in it."""
+        fight = self.fight
+        awake = [c.aware for c in self.combatants if c.active]
+        if all(awake) or not any(awake):
+            return False
+        fight.round = 0
+        fight.raw("round de surprise")
+        return self._play_round(surprise=True)
+
+    def run(self) -> FightResult:
+        fight = self.fight
+        self.roll_initiative()
+        winner: str | None = None
+        over = self.surprise_round() or fight.is_over()
+        while not over and fight.round < self.round_cap:
+            fight.round += 1
+            delays = False
+            for c in self.combatants:
+                c.aoo_used = 0
+                delays = delays or c.delayed
+                c.delayed = False
+                if c.provoked_by:
+                    c.provoked_by.clear()
+            if delays or fight.reorder:
+                fight.reorder = False
+                self._sort_order()
+            over = self._play_round()
+        standing = fight.sides_standing()
+        rnd = fight.round
+        unit = "rounds" if rnd > 1 else "round"
+        if over and len(standing) == 1:
+            winner = standing[0]
+            fight.raw(f"combat terminé : victoire de {winner} en {rnd} {unit}")
+        elif over:
+            fight.raw(f"combat terminé : nul, tous les camps sont hors de combat en {rnd} {unit}")
+        else:
+            fight.raw(f"combat terminé : nul (plafond de {self.round_cap} {unit} atteint)")
+        return FightResult(
+            winner,
+            rnd,
+            tuple(self.combatants),
+            tuple(fight.log) if fight.log is not None else None,
+        )
+
+    # -- observation ------------------------------------------------------------
+    def observe(self, actor: CombatantState) -> Observation:
+        fight = self.fight
+        snapshot = build_views(self._views, self.gmap.width, self.combatants)
+        if fight.readiness_used:
+            fill_readiness(snapshot, self.combatants, fight.round)
+        return Observation(
+            gmap=self.gmap,
+            round=fight.round,
+            acting_id=actor.id,
+            initiative_order=self._order_ids(fight.order),
+            combatants=snapshot,
+            last_turn_results=actor.last_results,
+            menu=legal_options,
+            fight_key=self.fight_key,
+            simple_space=fight.simple_space,
+        )
+
+    def _order_ids(self, order: list[CombatantState]) -> tuple[str, ...]:
+        """The ids of ``order``, computed again only when the order list is replaced
+        (every sort makes a new one)."""
+        if order is not self._order_of:
+            self._order_of = order
+            self._order_id_tuple = tuple([c.id for c in order])
+        return self._order_id_tuple
+
+    # -- turn -----------------------------------------------------------------
+    def take_turn(self, actor: CombatantState) -> bool:
+        """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
+        fight = self.fight
+        if actor.effects.timers:  # the one duration mechanism (engine.state.effects)
+            tick(actor, Moment.TURN_START)
+        actor.moved_this_turn = False
+        actor.swift_used_this_turn = False
+        actor.has_acted = True  # no longer flat-footed
+        fight.acting = actor
+        if fight.readiness_used:
+            readiness.turn_starts(self.fight, actor)
+        obs = self.observe(actor)
+        policy = self.policy_for(actor)
+        plan = policy.decide(obs)
+        if fight.log is not None and plan.rationale and getattr(policy, "explain", False):
+            fight.note(actor, f"raisonnement : {plan.rationale}")
+        actions = plan.actions
+        surprise = fight.round == 0
+        if surprise:  # SRD « Surprise »: a full attack becomes one attack
+            actions = tuple(
+                AttackAction(target_id=a.target_id, weapon_id=a.weapon_id)
+                if isinstance(a, FullAttackAction)
+                else a
+                for a in actions
+            )
+        kept, results = filter_plan(
+            actions,
+            staggered=actor.staggered,
+            surprise=surprise,
+            swift_available=not actor.immediate_used,
+        )
+        out: list[ActionResult] = []
+        delayed = False
+        for action, keep, dropped in zip(actions, kept, results, strict=True):
+            if delayed:  # SRD « Delay »: the rest of the turn is lost
+                break
+            if not keep:
+                assert dropped is not None
+                out.append(dropped)
+                if fight.log is not None:
+                    fight.note(actor, f"action refusée : {action.kind} ({dropped.reason})")
+                continue
+            if not actor.active:
+                out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
+                continue
+            was_disabled = actor.disabled
+            result = self.dispatch(actor, action, first=not out)
+            out.append(result)
+            if not result.ok and fight.log is not None:
+                fight.note(actor, f"action sans effet : {action.kind} ({result.reason})")
+            if action.kind == "delay":
+                delayed = result.ok
+            elif (
+                result.ok
+                and was_disabled
+                and actor.hp == 0
+                and ACTIONS[action.kind].one_action_slot is Slot.STANDARD
+            ):
+                lose_hp(actor, 1)
+                if fight.log is not None:
+                    fight.note(actor, "s'épuise en agissant : -1 pv")
+                    fight.state_change(actor)
+        actor.last_results = tuple(out)
+        fight.acting = None
+        if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
+            actor.immediate_used = False
+            if actor.effects.timers:
+                tick(actor, Moment.TURN_END)
+        return delayed
+
+    def _do_delay(self, actor: CombatantState, plan: DelayAction, *, first: bool) -> ActionResult:
+        """SRD « Delay »: act later this round — before ``target_id`` if it has not
+        acted yet, else at the end. Once per round (:func:`engine.rules.table.verify_delay`),
+        and only as the first action of a turn."""
+        if not first:
+            return ActionResult("delay", False, Reason.DOWNGRADED_ACTION_ECONOMY)
+        actor.delayed = True
+        self._delay_target = plan.target_id
+        where = f"avant {plan.target_id}" if plan.target_id else "en fin de round"
+        self.fight.note(actor, f"retarde son tour ({where})")
+        return succeeded("delay", Reason.DELAYED)
+
+    def dispatch(
+        self, actor: CombatantState, action: Action, *, first: bool = True
+    ) -> ActionResult:
+        """Resolve one action of ``actor`` through its row of :data:`engine.rules.table.ACTIONS`:
+        ``verify`` it on the fight, then ``do`` its plan. A kind without a rule is
+        ``unsupported_kind``; a prone creature does not move (``prone``: crawling is
+        not modelled). ``first``: no other action of the turn came before (a delay
+        needs it)."""
+        row = ACTIONS.get(action.kind)
+        if row is None or row.verify is None:
+            return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
+        if row.moves and actor.effects.cond & _PRONE:
+            return ActionResult(action.kind, False, Reason.PRONE)
+        fight = self.fight
+        plan: Any = row.verify(fight.gmap, fight, actor, action)
+        if type(plan) is Reason:  # (isinstance is slower on an enum class)
+            if row.refused is not None:
+                row.refused(fight, actor)
+            return ActionResult(action.kind, False, plan)
+        if row.do is None:  # a delay re-orders this round, which the loop owns
+            return self._do_delay(actor, plan, first=first)
+        return row.do(fight, actor, plan)

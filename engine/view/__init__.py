@@ -1,0 +1,1 @@
+"""What policies see: the Observation, the combatant views, the legal-options menu."""
