@@ -33,10 +33,16 @@ PROGRAM = """
 import sys
 root = sys.argv[1]; warm = int(sys.argv[2]); fights = int(sys.argv[3])
 sys.path.insert(0, root)
-from engine.content.creatures import load_combatant
-from engine.state.encounter import build_encounter
-from engine.content.maps import load_map
-from engine.run.runner import run_range
+try:  # the layered engine; before it (--against an older revision), flat modules
+    from engine.content.creatures import load_combatant
+    from engine.content.maps import load_map
+    from engine.run.runner import run_range
+    from engine.state.encounter import build_encounter
+except ImportError:
+    from engine.creatures import load_combatant
+    from engine.encounter import build_encounter
+    from engine.maps import load_map
+    from engine.runner import run_range
 from policies import HeuristicPolicy
 gmap = load_map(root + "/data/maps/sample_arena.yaml")
 g = load_combatant(root + "/data/monsters/goblin.json")
