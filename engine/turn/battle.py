@@ -32,13 +32,14 @@ from engine.content.actions import (
 from engine.content.maps import GameMap
 from engine.content.packs import D20_PLAIN
 from engine.core.checks import CheckKind, Modifier, check
+from engine.core.events import Event
 from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
 from engine.rules.table import ACTIONS
 from engine.state.effects import Cond, Moment, tick
-from engine.state.fight import FightState, LogEntry, ReactionEvent
+from engine.state.fight import FightState, ReactionEvent
 from engine.state.state import CombatantState
 from engine.view.observation import Observation
 from engine.view.options import legal_options
@@ -69,7 +70,8 @@ class FightResult:
     winner: str | None
     rounds: int
     combatants: tuple[CombatantState, ...]
-    log: tuple[LogEntry, ...] | None
+    #: the transcript's events (:mod:`engine.core.events`), ``None`` when none was kept
+    log: tuple[Event, ...] | None
 
 
 class Battle:

@@ -1,0 +1,94 @@
+"""The engine's events rendered as the French lines of the transcript.
+
+:func:`render` turns one :class:`~engine.core.events.Event` into a line
+``(round, actor id, message, rolls)``: the round is ``None`` for lines outside
+the rounds (initiative, end of fight), which the transcript keeps raw.
+:func:`lines` renders a whole log; every reader of a fight's transcript
+(terminal, HTML, JSON, tests) goes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.core.checks import RollRecord
+from engine.core.events import Attack, Event, LifeChange, Note
+
+#: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
+Line = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
+
+_LIFE_TEXT = {
+    "dead": "meurt",
+    "destroyed": "est détruit",
+    "disabled": "est invalide (0 pv)",
+    "unconscious": "tombe inconscient (dégâts non létaux)",
+}
+
+
+def lines(log: Iterable[Event]) -> list[Line]:
+    """Every event of ``log`` rendered, in order."""
+    return [render(event) for event in log]
+
+
+def messages(log: Iterable[Event], actor: str | None = None) -> list[str]:
+    """The French messages of ``log`` (only those about ``actor`` when given)."""
+    return [m for _r, who, m, _x in lines(log) if actor is None or who == actor]
+
+
+def render(event: Event) -> Line:
+    """One event as its transcript line."""
+    if isinstance(event, Note):
+        return (event.round, event.actor, event.text, event.rolls)
+    if isinstance(event, Attack):
+        return _attack(event)
+    if isinstance(event, LifeChange):
+        if event.kind == "dying":
+            text = f"tombe, mourant ({event.hp} pv)"
+        else:
+            text = _LIFE_TEXT[event.kind]
+        return (event.round, event.actor, text, ())
+    raise TypeError(f"unknown event {type(event).__name__}")
+
+
+def _attack(e: Attack) -> Line:
+    detail = f" ({', '.join(e.ac_notes)})" if e.ac_notes else ""
+    roll = e.roll
+    text = (
+        f"{e.weapon} vs {e.target} d20={roll.natural}{roll.modifier_total:+d}={roll.total}"
+        f" CA {e.ac}{detail}"
+    )
+    if e.outcome == "miss":
+        return (e.round, e.actor, text + " -> RATÉ", (roll,))
+    if e.outcome == "concealed":
+        text += f" -> TOUCHÉ, mais camouflage : d100={e.d100} ≤ {e.miss_chance} % -> RATÉ"
+        return (e.round, e.actor, text, (roll,))
+    confirm = e.confirm
+    if confirm is not None:
+        verdict = "CRITIQUE" if confirm.success else "non confirmé"
+        text += (
+            f" -> MENACE, confirmation d20={confirm.natural}"
+            f"{confirm.modifier_total:+d}={confirm.total} -> {verdict}"
+        )
+        if confirm.success:
+            text += f" ×{e.multiplier}"
+    else:
+        text += " -> TOUCHÉ"
+    if e.nonlethal:
+        text += f" : {e.nonlethal} non {'létaux' if e.nonlethal > 1 else 'létal'}"
+        if e.minimum:
+            text += " (dégâts minimum)"
+        elif e.immune:
+            text += " (immunisé)"
+    else:
+        text += f" : {e.damage} dégât{'s' if e.damage > 1 else ''}"
+    if e.dr_absorbed:
+        text += f" (RD absorbe {e.dr_absorbed})"
+    for note in e.energy_notes:
+        text += f" ({note})"
+    text += f" ({e.target} {e.target_hp}/{e.target_hp_max} pv"
+    if e.target_nonlethal:
+        text += f", {e.target_nonlethal} non létaux"
+    if e.target_life != "actif":
+        text += f", {e.target_life}"
+    text += ")"
+    return (e.round, e.actor, text, (roll, confirm) if confirm is not None else (roll,))
