@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.core.checks import RollRecord
-from engine.core.events import Attack, Event, LifeChange, Note
+from engine.core.events import (
+    Attack,
+    Event,
+    LifeChange,
+    Moved,
+    Note,
+    OpportunityAttack,
+    TumbleCheck,
+)
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
 Line = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
@@ -23,6 +31,22 @@ _LIFE_TEXT = {
     "disabled": "est invalide (0 pv)",
     "unconscious": "tombe inconscient (dégâts non létaux)",
 }
+
+_PROVOCATION = {
+    "leaves": "quitte une case menacée",
+    "shoots": "tir depuis une case menacée",
+    "stands": "se relève",
+    "enters": "entre dans sa case",
+}
+_MOVE = {
+    "move": "déplacement",
+    "step": "pas de placement",
+    "charge": "charge",
+    "run": "course",
+    "withdraw": "retraite",
+    "tumble": "déplacement acrobatique",
+}
+_BLOCKED = {"cover": "abri", "total_concealment": "camouflage total"}
 
 
 def lines(log: Iterable[Event]) -> list[Line]:
@@ -47,6 +71,25 @@ def render(event: Event) -> Line:
         else:
             text = _LIFE_TEXT[event.kind]
         return (event.round, event.actor, text, ())
+    if isinstance(event, Moved):
+        path = "->".join(f"({r},{c})" for r, c in event.path)
+        return (event.round, event.actor, f"{_MOVE[event.kind]} {path}", ())
+    if isinstance(event, OpportunityAttack):
+        why = _PROVOCATION[event.provocation]
+        if event.blocked is None:
+            text = f"attaque d'opportunité contre {event.target} ({why})"
+        else:
+            text = (
+                f"attaque d'opportunité impossible contre {event.target} ({why}) : "
+                f"{_BLOCKED[event.blocked]}"
+            )
+        return (event.round, event.actor, text, ())
+    if isinstance(event, TumbleCheck):
+        roll = event.roll
+        extra = f" (+{event.extra_dc} autres adversaires)" if event.extra_dc else ""
+        verdict = "passe" if roll.success else "échoue, s'arrête"
+        text = f"acrobaties contre {event.enemy} {roll.explain('DMD')}{extra} : {verdict}"
+        return (event.round, event.actor, text, (roll,))
     raise TypeError(f"unknown event {type(event).__name__}")
 
 

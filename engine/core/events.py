@@ -19,6 +19,16 @@ from engine.core.checks import RollRecord
 #: how a swing ended: missed, hit then missed on the concealment d100, hit
 AttackOutcome = Literal["miss", "concealed", "hit"]
 
+#: what provoked an attack of opportunity: leaving a threatened square, shooting
+#: from one, standing up, a Tiny creature entering the square of a bigger one
+Provocation = Literal["leaves", "shoots", "stands", "enters"]
+
+#: why an attack of opportunity could not be made
+Blocked = Literal["cover", "total_concealment"]
+
+#: how a combatant moved: the verbs of :func:`engine.rules.moves.walk`'s callers
+MoveKind = Literal["move", "step", "charge", "run", "withdraw", "tumble"]
+
 #: a combatant's change of state after damage: dead, destroyed (no Constitution),
 #: dying, disabled, unconscious from nonlethal damage
 LifeChangeKind = Literal["dead", "destroyed", "dying", "disabled", "unconscious"]
@@ -70,6 +80,37 @@ class Attack(Event):
     target_hp_max: int = 0
     target_nonlethal: int = 0
     target_life: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Event):
+    """``actor`` walked through ``path`` (squares as ``(row, column)``, start
+    included), up to an interruption (an attack of opportunity, a readied
+    action) or the end of the move."""
+
+    kind: MoveKind
+    path: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpportunityAttack(Event):
+    """``actor`` makes (or, when ``blocked``, cannot make) an attack of
+    opportunity against ``target``; the swing follows as an :class:`Attack`."""
+
+    target: str
+    provocation: Provocation
+    blocked: Blocked | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TumbleCheck(Event):
+    """``actor``'s Acrobatics check to move through ``enemy``'s threatened
+    squares: ``roll`` against the enemy's CMD plus ``extra_dc`` for the
+    opponents already tested this move."""
+
+    enemy: str
+    roll: RollRecord
+    extra_dc: int
 
 
 @dataclass(frozen=True, slots=True)
