@@ -15,11 +15,22 @@ from engine.core.checks import RollRecord
 from engine.core.events import (
     Attack,
     Event,
+    Hide,
+    InSight,
     LifeChange,
     Moved,
     Note,
     OpportunityAttack,
+    Posture,
+    Revealed,
+    Scatter,
+    SneakMove,
+    Splash,
+    Spot,
+    Stabilization,
+    Stance,
     TumbleCheck,
+    WeaponState,
 )
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
@@ -46,6 +57,7 @@ _MOVE = {
     "withdraw": "retraite",
     "tumble": "déplacement acrobatique",
 }
+_REVEAL = {"attack": "attaque", "charge": "charge", "run": "course", "seen": "vu"}
 _BLOCKED = {"cover": "abri", "total_concealment": "camouflage total"}
 
 
@@ -90,6 +102,70 @@ def render(event: Event) -> Line:
         verdict = "passe" if roll.success else "échoue, s'arrête"
         text = f"acrobaties contre {event.enemy} {roll.explain('DMD')}{extra} : {verdict}"
         return (event.round, event.actor, text, (roll,))
+    if isinstance(event, Stance):
+        if event.kind == "total_defense":
+            text = f"défense totale (+{event.ac} CA)"
+        else:
+            text = f"combat sur la défensive ({event.attack} à l'attaque, +{event.ac} CA)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Posture):
+        return (event.round, event.actor, "se jette à terre" if event.prone else "se relève", ())
+    if isinstance(event, Hide):
+        text = f"se cache : Discrétion {event.roll.explain()}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, InSight):
+        text = f"reste en vue de {', '.join(event.seen_by)} (ni abri ni camouflage)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, SneakMove):
+        text = f"se déplace caché : Discrétion {event.roll.explain()}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, Spot):
+        verdict = "le repère" if event.noticed else "ne le repère pas"
+        text = (
+            f"Perception contre {event.hider} {event.roll.explain()} vs {event.stealth}"
+            f" -> {verdict}"
+        )
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, Revealed):
+        if event.by is None:
+            text = f"n'est plus caché ({_REVEAL[event.cause]})"
+        else:
+            text = f"n'est plus caché de {event.by} (vu)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Stabilization):
+        roll = event.roll
+        text = f"stabilisation {roll.explain('DD')}"
+        if roll.success:
+            text += " : stable"
+        elif event.dead:
+            text += " : meurt"
+        else:
+            text += f" : perd 1 pv ({event.hp} pv)"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, WeaponState):
+        if event.broken:
+            text = f"ENRAYEMENT : {event.weapon} est cassé (inutilisable avant réparation)"
+        else:
+            text = f"répare {event.weapon}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Scatter):
+        short = " (trop court)" if event.d8 == 1 else ""
+        unit = "cases" if event.squares > 1 else "case"
+        r, c = event.landing
+        text = f"{event.weapon} dévie : d8={event.d8}{short}, {event.squares} {unit}"
+        text += f" -> tombe en ({r},{c})"
+        if event.stopped:
+            text += " (arrêtée par un mur ou le bord)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Splash):
+        text = f"éclaboussure sur {event.target} : {event.damage} dégât"
+        text += "s" if event.damage > 1 else ""
+        if event.energy_note is not None:
+            text += f" ({event.energy_note})"
+        text += f" ({event.target} {event.target_hp}/{event.target_hp_max} pv"
+        if event.target_life != "actif":
+            text += f", {event.target_life}"
+        return (event.round, event.actor, text + ")", ())
     raise TypeError(f"unknown event {type(event).__name__}")
 
 

@@ -29,6 +29,12 @@ Blocked = Literal["cover", "total_concealment"]
 #: how a combatant moved: the verbs of :func:`engine.rules.moves.walk`'s callers
 MoveKind = Literal["move", "step", "charge", "run", "withdraw", "tumble"]
 
+#: a defensive stance taken for the round
+StanceKind = Literal["total_defense", "fight_defensively"]
+
+#: why a hidden creature is seen again: it attacked, charged, ran, or someone sees it
+RevealCause = Literal["attack", "charge", "run", "seen"]
+
 #: a combatant's change of state after damage: dead, destroyed (no Constitution),
 #: dying, disabled, unconscious from nonlethal damage
 LifeChangeKind = Literal["dead", "destroyed", "dying", "disabled", "unconscious"]
@@ -111,6 +117,109 @@ class TumbleCheck(Event):
     enemy: str
     roll: RollRecord
     extra_dc: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stance(Event):
+    """``actor`` takes a defensive stance: ``attack`` to its attack rolls (0 for
+    total defense), ``ac`` to its Armor Class."""
+
+    kind: StanceKind
+    attack: int
+    ac: int
+
+
+@dataclass(frozen=True, slots=True)
+class Posture(Event):
+    """``actor`` drops prone (``prone``) or stands up."""
+
+    prone: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hide(Event):
+    """``actor`` hides: its Stealth check."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class InSight(Event):
+    """``actor`` tried to hide but these enemies still see it (neither cover
+    nor concealment against them)."""
+
+    seen_by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SneakMove(Event):
+    """``actor`` moves while hidden: the Stealth check (with the moving penalty)
+    every observer it is still hidden from tests against."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Spot(Event):
+    """``actor``'s Perception check against ``hider``'s Stealth total."""
+
+    hider: str
+    roll: RollRecord
+    stealth: int
+    noticed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed(Event):
+    """``actor`` is no longer hidden: from everyone (``by`` is ``None``) after an
+    attack, a charge or a run, or from ``by``, who sees it."""
+
+    cause: RevealCause
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stabilization(Event):
+    """A dying ``actor``'s stabilization check; ``hp`` after it (one lost on a
+    failure), ``dead`` when that loss killed it."""
+
+    roll: RollRecord
+    hp: int
+    dead: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponState(Event):
+    """``actor``'s ``weapon`` misfired and broke (``broken``) or was repaired."""
+
+    weapon: str
+    broken: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Scatter(Event):
+    """``actor``'s missed splash ``weapon`` deviates: the d8 (1 falls short), the
+    squares it should fly, where it lands (``(row, column)``) and whether a wall
+    or the map's edge stopped it first."""
+
+    weapon: str
+    d8: int
+    squares: int
+    landing: tuple[int, int]
+    stopped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Splash(Event):
+    """``actor``'s splash deals ``damage`` to ``target`` (``energy_note``: its
+    resistance or immunity), with the target's state after it."""
+
+    target: str
+    damage: int
+    energy_note: str | None
+    target_hp: int
+    target_hp_max: int
+    target_life: str
 
 
 @dataclass(frozen=True, slots=True)

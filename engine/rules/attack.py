@@ -24,7 +24,7 @@ from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK
 from engine.content.space import body_deltas, body_distance_ft, top_elevation
 from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
-from engine.core.events import Attack, LifeChange
+from engine.core.events import Attack, LifeChange, Revealed
 from engine.core.rng import Rng, RollKind
 from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
@@ -524,7 +524,8 @@ def _swing(
     if actor.hidden_from:
         # SRD « Stealth »: attacking reveals the attacker (this attack keeps the benefit)
         actor.hidden_from.clear()
-        fight.note(actor, "n'est plus caché (attaque)")
+        if fight.log is not None:
+            fight.log.append(Revealed(fight.round, actor.id, "attack"))
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
     if actor.effects.against or target.effects.against:
         # SRD « Aid Another »: used on this attack roll

@@ -32,7 +32,7 @@ from engine.content.actions import (
 from engine.content.creatures import AttackProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import body_distance_squares, footprint
-from engine.core.events import Moved, MoveKind
+from engine.core.events import Moved, MoveKind, Posture
 from engine.geometry.grid import Path
 from engine.geometry.movement import (
     ChargeResult,
@@ -381,7 +381,7 @@ def do_run(fight: FightState, actor: CombatantState, path: Path) -> ActionResult
     if refused is not None:
         return refused
     add_effect(actor, RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
-    reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
+    reveal(fight, actor, "run")  # SRD « Stealth »: running breaks it
     walk(fight, actor, path.cells, "run")
     return succeeded("run")
 
@@ -420,7 +420,8 @@ def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneActio
     if actor.effects.cond & _PRONE:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
     add_effect(actor, PRONE_EFFECT)
-    fight.note(actor, "se jette à terre")
+    if fight.log is not None:
+        fight.log.append(Posture(fight.round, actor.id, True))
     return succeeded("drop_prone")
 
 
@@ -433,5 +434,6 @@ def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -
         provoke(fight, actor, actor.pos, movement=False, why=STANDS)
     if actor.active:
         drop_effect(actor, PRONE_EFFECT.source)
-        fight.note(actor, "se relève")
+        if fight.log is not None:
+            fight.log.append(Posture(fight.round, actor.id, False))
     return succeeded("stand_up")
