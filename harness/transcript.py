@@ -13,22 +13,37 @@ from collections.abc import Iterable
 
 from engine.core.checks import RollRecord
 from engine.core.events import (
+    ActionFailed,
+    Aid,
     Attack,
+    Delayed,
     Event,
+    FightEnd,
     Hide,
+    Immediate,
+    Initiative,
     InSight,
     LifeChange,
     Moved,
     Note,
     OpportunityAttack,
     Posture,
+    Rationale,
+    ReactionRefused,
+    ReadyExpired,
+    ReadyFired,
+    ReadyTaken,
     Revealed,
+    RunCheck,
     Scatter,
+    Skipped,
     SneakMove,
     Splash,
     Spot,
     Stabilization,
     Stance,
+    Strained,
+    SurpriseRound,
     TumbleCheck,
     WeaponState,
 )
@@ -56,6 +71,13 @@ _MOVE = {
     "run": "course",
     "withdraw": "retraite",
     "tumble": "déplacement acrobatique",
+}
+#: French names of the readied actions' triggers
+TRIGGER_LABEL = {
+    "enemy_enters_reach": "un ennemi entre dans son allonge",
+    "enemy_casts": "un ennemi lance un sort",
+    "enemy_attacks": "un ennemi attaque",
+    "enemy_hits_ally": "un ennemi touche un allié",
 }
 _REVEAL = {"attack": "attaque", "charge": "charge", "run": "course", "seen": "vu"}
 _BLOCKED = {"cover": "abri", "total_concealment": "camouflage total"}
@@ -166,7 +188,69 @@ def render(event: Event) -> Line:
         if event.target_life != "actif":
             text += f", {event.target_life}"
         return (event.round, event.actor, text + ")", ())
+    if isinstance(event, ReadyTaken):
+        on = f" sur {event.target}" if event.target else ""
+        text = f"prépare une attaque{on} (si {TRIGGER_LABEL[event.trigger]})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReadyExpired):
+        text = "action préparée expirée (le déclencheur n'est pas survenu)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReadyFired):
+        text = f"action préparée ({TRIGGER_LABEL[event.trigger]}) : attaque sur {event.target}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Immediate):
+        text = "action immédiate"
+        if event.reaction is not None:
+            text += f" (en réaction : {event.reaction})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReactionRefused):
+        text = f"réaction refusée : {event.kind} ({event.reason})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Aid):
+        what = "attaque" if event.mode == "attack" else "CA"
+        text = f"aide {event.ally} contre {event.opponent} ({what}) {event.roll.explain('CA')}"
+        if event.roll.success:
+            text += f" : +{event.bonus} en {what}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, RunCheck):
+        roll = event.roll
+        head = "continue de courir" if roll.success else "course interrompue"
+        text = f"{head} : Constitution {roll.explain('DD')}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, Initiative):
+        roll = event.roll
+        text = f"initiative : {event.combatant} d20={roll.natural}{event.modifier:+d}={roll.total}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, SurpriseRound):
+        return (event.round, event.actor, "round de surprise", ())
+    if isinstance(event, Skipped):
+        if event.cause == "surprised":
+            text = "surpris : ne peut pas agir"
+        else:
+            text = "a déjà agi ce round (action préparée)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Rationale):
+        return (event.round, event.actor, f"raisonnement : {event.text}", ())
+    if isinstance(event, ActionFailed):
+        head = "action refusée" if event.refused else "action sans effet"
+        return (event.round, event.actor, f"{head} : {event.kind} ({event.reason})", ())
+    if isinstance(event, Strained):
+        return (event.round, event.actor, "s'épuise en agissant : -1 pv", ())
+    if isinstance(event, Delayed):
+        where = f"avant {event.before}" if event.before else "en fin de round"
+        return (event.round, event.actor, f"retarde son tour ({where})", ())
+    if isinstance(event, FightEnd):
+        return (event.round, event.actor, _fight_end(event), ())
     raise TypeError(f"unknown event {type(event).__name__}")
+
+
+def _fight_end(e: FightEnd) -> str:
+    unit = "rounds" if e.rounds > 1 else "round"
+    if e.kind == "victory":
+        return f"combat terminé : victoire de {e.winner} en {e.rounds} {unit}"
+    if e.kind == "all_down":
+        return f"combat terminé : nul, tous les camps sont hors de combat en {e.rounds} {unit}"
+    return f"combat terminé : nul (plafond de {e.round_cap} {unit} atteint)"
 
 
 def _attack(e: Attack) -> Line:

@@ -35,6 +35,13 @@ StanceKind = Literal["total_defense", "fight_defensively"]
 #: why a hidden creature is seen again: it attacked, charged, ran, or someone sees it
 RevealCause = Literal["attack", "charge", "run", "seen"]
 
+#: why a combatant's turn is skipped: surprised in the surprise round, or its
+#: readied action already fired this round
+SkipCause = Literal["surprised", "ready_spent"]
+
+#: how the fight ended: one side standing, every side down, the round cap
+FightEndKind = Literal["victory", "all_down", "round_cap"]
+
 #: a combatant's change of state after damage: dead, destroyed (no Constitution),
 #: dying, disabled, unconscious from nonlethal damage
 LifeChangeKind = Literal["dead", "destroyed", "dying", "disabled", "unconscious"]
@@ -220,6 +227,123 @@ class Splash(Event):
     target_hp: int
     target_hp_max: int
     target_life: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyTaken(Event):
+    """``actor`` readies an attack (on ``target`` when named) for ``trigger``."""
+
+    trigger: str
+    target: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyExpired(Event):
+    """``actor``'s readied action ended unfired (its turn came back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyFired(Event):
+    """``actor``'s readied attack fires on ``trigger`` against ``target``."""
+
+    trigger: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Immediate(Event):
+    """``actor`` takes an immediate action: in its own plan (``reaction`` is
+    ``None``) or in reaction to the event kind ``reaction``."""
+
+    reaction: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionRefused(Event):
+    """``actor``'s answer to a reaction was not an immediate action."""
+
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Aid(Event):
+    """``actor`` aids ``ally`` against ``opponent`` (``mode``: its attack or its
+    AC): ``roll`` against AC 10, ``bonus`` granted on a success."""
+
+    ally: str
+    opponent: str
+    mode: str
+    roll: RollRecord
+    bonus: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunCheck(Event):
+    """``actor``'s Constitution check to keep running (a failure ends the run)."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative(Event):
+    """``combatant``'s initiative roll (``modifier``: its initiative modifier)."""
+
+    combatant: str
+    roll: RollRecord
+    modifier: int
+
+
+@dataclass(frozen=True, slots=True)
+class SurpriseRound(Event):
+    """The surprise round begins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped(Event):
+    """``actor``'s turn is skipped."""
+
+    cause: SkipCause
+
+
+@dataclass(frozen=True, slots=True)
+class Rationale(Event):
+    """The policy's explanation of ``actor``'s plan (policy text, not the engine's)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionFailed(Event):
+    """One action of ``actor``'s plan: refused before it was tried (``refused``)
+    or tried without effect, with the :class:`~engine.content.actions.Reason`."""
+
+    kind: str
+    reason: str
+    refused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Strained(Event):
+    """A disabled ``actor`` loses 1 hit point for its standard action."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed(Event):
+    """``actor`` delays its turn: to act before ``before``, or at the round's end."""
+
+    before: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FightEnd(Event):
+    """The fight is over after ``rounds`` rounds: ``winner``'s victory, every side
+    down, or ``round_cap`` reached."""
+
+    kind: FightEndKind
+    winner: str | None
+    rounds: int
+    round_cap: int
 
 
 @dataclass(frozen=True, slots=True)
