@@ -10,6 +10,7 @@ the rounds (initiative, end of fight), which the transcript keeps raw.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from engine.core.checks import RollRecord
 from engine.core.events import (
@@ -25,7 +26,6 @@ from engine.core.events import (
     InSight,
     LifeChange,
     Moved,
-    Note,
     OpportunityAttack,
     Posture,
     Rationale,
@@ -50,6 +50,16 @@ from engine.core.events import (
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
 Line = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Note(Event):
+    """A line of free text, for tools and tests that lay out lines of their own
+    (the engine never emits one)."""
+
+    text: str
+    rolls: tuple[RollRecord, ...] = ()
+
 
 _LIFE_TEXT = {
     "dead": "meurt",

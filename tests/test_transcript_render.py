@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.events import Note
 from harness.report import render_transcript
 from harness.text import display_width, pad, table
+from harness.transcript import Note
 
 # -- display_width ------------------------------------------------------------
 

@@ -56,14 +56,6 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
-class Note(Event):
-    """A line whose text the rule still writes itself (not yet a typed event)."""
-
-    text: str
-    rolls: tuple[RollRecord, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Attack(Event):
     """One swing of ``actor`` against ``target``, with its outcome and damage.
 

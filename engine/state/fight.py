@@ -24,8 +24,7 @@ from engine.content.actions import Action
 from engine.content.creatures import CombatantProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import footprint, inflate, may_share
-from engine.core.checks import RollRecord
-from engine.core.events import Event, LifeChange, LifeChangeKind, Note
+from engine.core.events import Event, LifeChange, LifeChangeKind
 from engine.core.rng import Rng
 from engine.geometry.reach import Presence
 from engine.state.state import CombatantState
@@ -199,16 +198,6 @@ class FightState:
         )
 
     # -- transcript -------------------------------------------------------------
-    def note(self, actor: CombatantState | None, message: str, *rolls: RollRecord) -> None:
-        """Add a generic :class:`Note` event (only when recording)."""
-        if self.log is not None:
-            self.log.append(Note(self.round, actor.id if actor else None, message, rolls))
-
-    def raw(self, message: str, *rolls: RollRecord) -> None:
-        """Add a :class:`Note` outside the rounds (only when recording)."""
-        if self.log is not None:
-            self.log.append(Note(None, None, message, rolls))
-
     def state_change(self, target: CombatantState) -> None:
         if self.log is None:
             return
@@ -222,11 +211,6 @@ class FightState:
         else:
             return
         self.log.append(LifeChange(self.round, target.id, kind, target.hp))
-
-    def fmt(self, cell: Cell) -> str:
-        """A square as the transcript writes it: ``(row,column)``."""
-        r, c = self.gmap.rc(cell)
-        return f"({r},{c})"
 
     def target(self, target_id: str | None) -> CombatantState | None:
         """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""
