@@ -4,7 +4,7 @@
 ``(round, actor id, message, rolls)``: the round is ``None`` for lines outside
 the rounds (initiative, end of fight), which the transcript keeps raw.
 :func:`lines` renders a whole log; every reader of a fight's transcript
-(terminal, HTML, JSON, tests) goes through it.
+(terminal report, bench scripts, tests) goes through it.
 """
 
 from __future__ import annotations
@@ -96,11 +96,6 @@ _BLOCKED = {"cover": "abri", "total_concealment": "camouflage total"}
 def lines(log: Iterable[Event]) -> list[Line]:
     """Every event of ``log`` rendered, in order."""
     return [render(event) for event in log]
-
-
-def messages(log: Iterable[Event], actor: str | None = None) -> list[str]:
-    """The French messages of ``log`` (only those about ``actor`` when given)."""
-    return [m for _r, who, m, _x in lines(log) if actor is None or who == actor]
 
 
 def render(event: Event) -> Line:
