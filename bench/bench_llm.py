@@ -32,6 +32,7 @@ from engine.content.maps import load_map  # noqa: E402
 from engine.run.runner import play_fight  # noqa: E402
 from engine.state.encounter import build_encounter  # noqa: E402
 from harness.models import open_model  # noqa: E402
+from harness.transcript import lines  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import ChatRequest, LLMPolicy  # noqa: E402
 
@@ -112,7 +113,7 @@ def main() -> None:
         result = play_fight(enc, seed, sides, round_cap=args.round_cap, record=True)
         rejected += sum(
             1
-            for _r, actor, message, _x in result.log
+            for _r, actor, message, _x in lines(result.log or ())
             if (actor or "").startswith("goblin") and any(w in message for w in REJECTED)
         )
     lat = [c[1] for c in model.calls]

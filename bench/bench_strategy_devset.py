@@ -60,6 +60,7 @@ from engine.state.encounter import Encounter, build_encounter  # noqa: E402
 from harness.encounter_file import load_encounter_file  # noqa: E402
 from harness.models import RecordingModel, open_model  # noqa: E402
 from harness.strategy_compile import roster_of  # noqa: E402
+from harness.transcript import lines  # noqa: E402
 from policies import HeuristicPolicy  # noqa: E402
 from policies.strategy import StrategyPolicy, StrategySpec, role_tags  # noqa: E402
 from policies.strategy_compile import StrategyCompileError, compile_text  # noqa: E402
@@ -176,7 +177,7 @@ def play(
     for seed in range(1, fights + 1):
         result = play_fight(enc, seed, {side: watch, other: HeuristicPolicy()},
                             round_cap=30, record=True)  # fmt: skip
-        for _round, _actor, message, _rolls in result.log or ():
+        for _round, _actor, message, _rolls in lines(result.log or ()):
             if "attaque d'opportunité contre " in message:
                 victim = message.split("attaque d'opportunité contre ", 1)[1].split(" ", 1)[0]
                 aoo += victim in ours

@@ -14,12 +14,13 @@ table. Attrition columns (means per fight, over every fight, draws included):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
+from engine.core.events import Event
 from engine.run.stats import wilson_band
-from engine.turn.battle import LogEntry
 from harness.text import display_width, pad, table
+from harness.transcript import lines
 
 
 def pct(x: float) -> str:
@@ -103,13 +104,14 @@ def _policy_line(report: dict[str, Any]) -> str | None:
     return "Politiques : " + ", ".join(parts)
 
 
-def render_transcript(log: Sequence[LogEntry], title: str = "Déroulé du premier combat") -> str:
-    """The three-column transcript: Round / Combattant / Message.
+def render_transcript(events: Iterable[Event], title: str = "Déroulé du premier combat") -> str:
+    """The three-column transcript of a fight's events: Round / Combattant / Message.
 
     Turn lines go in the table; other lines (initiative, end of fight) are kept
     raw at their original position. Widths follow the display width of the
     content; nothing is truncated.
     """
+    log = lines(events)
     headers = ["Round", "Combattant", "Message"]
     widths = [len(h) for h in headers]
     for rnd, actor, message, _rolls in log:

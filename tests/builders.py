@@ -11,6 +11,7 @@ from engine.content.maps import GameMap, parse_map
 from engine.core.rng import Rng, ScriptedDice
 from engine.state.state import CombatantState
 from engine.turn.battle import Battle
+from harness.transcript import lines
 from policies import HeuristicPolicy
 
 LEGEND = """
@@ -147,7 +148,7 @@ class Plan:
 
 def messages(b: Battle) -> list[str]:
     assert b.fight.log is not None
-    return [m for _r, _a, m, _rolls in b.fight.log]
+    return [m for _r, _a, m, _rolls in lines(b.fight.log)]
 
 
 def archer_vs_two() -> Any:

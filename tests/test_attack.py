@@ -5,8 +5,10 @@ from __future__ import annotations
 from builders import battle, make_map, make_profile, melee, ranged, state
 
 from engine.content.actions import AttackAction, ChargeAction, FullAttackAction
+from engine.core.events import Attack
 from engine.rules.attack import iterative_penalties, resolve_swing
 from engine.state.effects import Cond
+from harness.transcript import lines
 
 ROW = make_map(["............"])
 
@@ -17,19 +19,28 @@ def duel(att_kw=None, tgt_kw=None, dice=None, att_pos=(0, 0), tgt_pos=(0, 1), gm
     return battle(gmap, [a, t], dice, **kw), a, t
 
 
+def _last_attack(b) -> Attack:
+    assert b.fight.log is not None
+    event = b.fight.log[-1]
+    assert isinstance(event, Attack)
+    return event
+
+
 def test_hit_when_total_meets_ac():
     b, a, t = duel({"attacks": [melee(bonus=2)]}, dice={"attack": [8], "damage": [5]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 5
     assert a.hits == 1 and a.damage_dealt == 5 and t.damage_taken == 5
-    assert "d20=8+2=10 CA 10 -> TOUCHÉ : 5 dégâts" in b.fight.log[-1][2]
+    swing = _last_attack(b)
+    assert (swing.roll.natural, swing.roll.total, swing.ac) == (8, 10, 10)
+    assert swing.outcome == "hit" and swing.damage == 5
 
 
 def test_miss_one_below_ac():
     b, a, t = duel({"attacks": [melee(bonus=2)]}, dice={"attack": [7]})
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 10 and a.hits == 0
-    assert b.fight.log[-1][2].endswith("-> RATÉ")
+    assert _last_attack(b).outcome == "miss"
 
 
 def test_natural_one_always_misses():
@@ -46,7 +57,9 @@ def test_natural_twenty_hits_and_unconfirmed_threat_deals_normal_damage():
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 7 and a.crits == 0
-    assert "MENACE" in b.fight.log[-1][2] and "non confirmé" in b.fight.log[-1][2]
+    swing = _last_attack(b)
+    assert swing.confirm is not None and not swing.confirm.success
+    assert swing.multiplier == 1 and swing.damage == 3
 
 
 def test_threat_range_needs_a_hit():
@@ -72,7 +85,9 @@ def test_confirmed_critical_multiplies_physical_dice_and_bonuses_only():
     # (4+2)+(5+2)+(6+2) + 1×3 = 24 physical, + 3 fire rolled once
     assert t.hp == 60 - 27
     assert a.crits == 1
-    assert "CRITIQUE ×3 : 27 dégâts" in b.fight.log[-1][2]
+    swing = _last_attack(b)
+    assert swing.confirm is not None and swing.confirm.success
+    assert swing.multiplier == 3 and swing.damage == 27
 
 
 def test_confirmation_natural_twenty_confirms_even_against_huge_ac():
@@ -95,7 +110,7 @@ def test_dr_applies_after_multiplication_and_not_to_energy():
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
     assert t.hp == 60 - ((8 + 8 - 5) + 4)
-    assert "RD absorbe 5" in b.fight.log[-1][2]
+    assert _last_attack(b).dr_absorbed == 5
 
 
 def test_dr_never_below_zero_on_the_physical_part():
@@ -136,7 +151,7 @@ def test_range_penalty_per_full_increment_beyond_the_first():
         {"attacks": [ranged(inc=10)]}, dice={"attack": [14], "damage": [2]}, tgt_pos=(0, 5)
     )
     resolve_swing(b.fight, a, t, a.attacks[0])
-    rolls = b.fight.log[-1][3]
+    rolls = lines(b.fight.log)[-1][3]
     assert [(m.value, m.source) for m in rolls[0].modifiers] == [
         (0, "bonus d'attaque"),
         (-4, "portée"),
@@ -153,7 +168,8 @@ def test_charge_gives_plus_two_and_minus_two_ac_until_next_turn():
     # The target strikes back: AC 10 - 2 = 8, so a natural 8 hits.
     resolve_swing(b.fight, t, a, t.attacks[0])
     assert a.hp == 7
-    assert "CA 8 (charge -2)" in b.fight.log[-1][2]
+    swing = _last_attack(b)
+    assert swing.ac == 8 and swing.ac_notes == ("charge -2",)
 
 
 def test_charge_needs_at_least_ten_feet():
@@ -182,7 +198,7 @@ def test_full_attack_rolls_each_iterative_with_its_penalty():
     )
     res = b.dispatch(a, FullAttackAction(target_id="t"))
     assert res.ok
-    totals = [r.total for _, _, _, rolls in b.fight.log for r in rolls]
+    totals = [r.total for _, _, _, rolls in lines(b.fight.log) for r in rolls]
     assert totals == [10, 10]  # 4+6 and 9+6-5
     assert t.hp == 40 - 3
 

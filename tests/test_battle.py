@@ -7,6 +7,7 @@ from builders import Plan, battle, make_map, make_profile, state
 from engine.content.actions import SwiftAction, TurnPlan, WaitAction
 from engine.core.rng import ScriptedDice, SeededRng
 from engine.turn.battle import Battle
+from harness.transcript import lines
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -30,7 +31,7 @@ def test_initiative_sorted_on_total_then_modifier_then_list_order():
     b.roll_initiative()
     # totals: a 10, b 10 (mod 2), c 10, d 10 (mod 1)
     assert [c.id for c in b.fight.order] == ["b", "d", "a", "c"]
-    assert b.fight.log[0][2] == "initiative : a d20=10+0=10"
+    assert lines(b.fight.log)[0][2] == "initiative : a d20=10+0=10"
 
 
 def test_victory_when_one_side_has_no_active_combatant():
@@ -38,7 +39,7 @@ def test_victory_when_one_side_has_no_active_combatant():
     b, _ = fresh(ROW, specs, ScriptedDice({"initiative": [20, 1], "attack": [15], "damage": [4]}))
     result = b.run()
     assert result.winner == "A" and result.rounds == 1
-    assert result.log[-1][2] == "combat terminé : victoire de A en 1 round"
+    assert lines(result.log)[-1][2] == "combat terminé : victoire de A en 1 round"
 
 
 def test_round_cap_is_a_draw():
@@ -47,7 +48,7 @@ def test_round_cap_is_a_draw():
     b, _ = fresh(gmap, specs, SeededRng(3), round_cap=5)
     result = b.run()
     assert result.winner is None and result.rounds == 5
-    assert result.log[-1][2] == "combat terminé : nul (plafond de 5 rounds atteint)"
+    assert lines(result.log)[-1][2] == "combat terminé : nul (plafond de 5 rounds atteint)"
 
 
 def test_plan_results_are_reported_in_plan_order():

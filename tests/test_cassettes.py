@@ -19,6 +19,7 @@ from engine.run.runner import play_fight
 from engine.state.encounter import build_encounter
 from harness.cli.main import main
 from harness.models import CassetteMissError, ReplayModel
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.llm import LLMPolicy
 
@@ -43,7 +44,7 @@ def replay_fights(path, seeds, round_cap, max_tokens=48):
         ).log
         for s in seeds
     ]  # fmt: skip
-    return policy, logs
+    return policy, [lines(log or ()) for log in logs]
 
 
 def test_replayed_decisions_drive_the_goblin_and_telemetry_matches_the_cassette():

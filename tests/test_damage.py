@@ -15,6 +15,7 @@ from builders import battle, make_map, make_profile, messages, state
 from engine.content.actions import AttackAction
 from engine.core.rng import SeededRng
 from engine.rules.attack import final_damage, roll_damage
+from harness.transcript import lines
 
 ROW = make_map(["....."])
 
@@ -139,7 +140,7 @@ def test_an_unconscious_creature_counts_as_down():
     out = fight.run()
     assert out.winner == "A" and out.rounds == 1
     assert not foe.active and foe.hp == 4 and foe.nonlethal == 6
-    assert "tombe inconscient (dégâts non létaux)" in [m for _r, _a, m, _x in out.log]
+    assert "tombe inconscient (dégâts non létaux)" in [m for _r, _a, m, _x in lines(out.log)]
 
 
 def _exact_mean_sd(dist):

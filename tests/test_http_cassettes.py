@@ -35,6 +35,7 @@ from record_http_cassettes import (  # noqa: E402
 
 from engine.run.runner import play_fight  # noqa: E402
 from harness.models import OpenAIModel  # noqa: E402
+from harness.transcript import lines  # noqa: E402
 from policies.heuristic import HeuristicPolicy  # noqa: E402
 from policies.llm import LLMPolicy  # noqa: E402
 
@@ -65,7 +66,7 @@ def test_server_session_replays_and_the_response_format_adapts_to_llama_cpp():
     # every recorded choice is the one played, and the engine accepts it
     played_ids = []
     for result in results:
-        goblin = [m for _r, actor, m, _x in result.log if actor == "goblin"]
+        goblin = [m for _r, actor, m, _x in lines(result.log) if actor == "goblin"]
         assert not any("action sans effet" in m or "action refusée" in m for m in goblin)
         played_ids += [m.split(" — ")[0] for m in goblin if m.startswith("raisonnement : ")]
     assert len(played_ids) == tel.decisions
@@ -92,7 +93,7 @@ def test_a_truncated_server_answer_is_retried_then_replaced_by_the_heuristic():
     tel = policy.telemetry
     assert (tel.decisions, tel.model_calls, tel.retries) == (1, 2, 1)
     assert tel.fallbacks == {"invalid_output": 1}
-    log = results[0].log
+    log = lines(results[0].log)
     assert any("repli heuristique (invalid_output)" in m for _r, _a, m, _x in log)
 
 

@@ -7,6 +7,7 @@ from builders import Plan, battle, make_map, make_profile, melee, state
 from engine.content.actions import AttackAction, FullAttackAction, MoveAction
 from engine.core.rng import ScriptedDice
 from engine.rules.life import apply_damage, dying_turn, stabilization_check, update_state
+from harness.transcript import lines
 
 ROW = make_map(["........"])
 
@@ -122,6 +123,6 @@ def test_dying_turn_is_a_stabilization_check_in_the_fight_loop():
     dying_turn(b.fight, a)
     assert a.hp == -3
     assert (
-        b.fight.log[-1][2]
+        lines(b.fight.log)[-1][2]
         == "stabilisation d20=5-2=3 vs DD 10 -> échec (marge -7) : perd 1 pv (-3 pv)"
     )

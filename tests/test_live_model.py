@@ -15,6 +15,7 @@ from engine.content.creatures import load_combatant
 from engine.content.maps import load_map
 from engine.run.runner import play_fight
 from engine.state.encounter import build_encounter
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.llm import LLMPolicy
 
@@ -46,7 +47,7 @@ def test_embedded_model_plays_valid_options():
     assert tel.fallbacks == {}  # grammar-constrained JSON: always a valid option
     assert tel.model_calls >= 2  # one call per option of a menu of two or more
     assert tel.tokens_in > 0 and tel.tokens_out > 0
-    goblin_lines = [m for _r, actor, m, _x in result.log if actor == "goblin"]
+    goblin_lines = [m for _r, actor, m, _x in lines(result.log) if actor == "goblin"]
     assert any(m.startswith("raisonnement : ") for m in goblin_lines)
     assert not any("action sans effet" in m or "action refusée" in m for m in goblin_lines)
 

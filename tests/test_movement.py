@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from engine.content.actions import ChargeAction, FiveFootStepAction, MoveAction, WithdrawAction
 from engine.geometry.movement import can_withdraw_from, path_toward, withdraw_path
+from harness.transcript import lines
 
 CORRIDOR = make_map([".........."])
 
@@ -24,7 +25,7 @@ def test_move_stops_adjacent_to_the_target():
     b, (a, _t) = setup(CORRIDOR, ("a", "A", (0, 0), {}), ("t", "B", (0, 5), {}))
     assert b.dispatch(a, MoveAction(target_id="t")).ok
     assert a.pos == CORRIDOR.cell(0, 4)
-    assert b.fight.log[-1][2] == "déplacement (0,0)->(0,1)->(0,2)->(0,3)->(0,4)"
+    assert lines(b.fight.log)[-1][2] == "déplacement (0,0)->(0,1)->(0,2)->(0,3)->(0,4)"
 
 
 def test_move_is_limited_by_speed():

@@ -20,6 +20,7 @@ from engine.content.actions import (
 )
 from engine.core.rng import ScriptedDice
 from engine.turn.battle import Battle
+from harness.transcript import lines
 
 ROW = make_map(["........"])
 TWO = make_map(["........", "........"])
@@ -218,7 +219,7 @@ def test_fired_in_the_next_round_it_uses_up_that_turn_and_moves_the_initiative()
     loop = Battle(ROW, [m, r], ("B", "A"), dice, policies, round_cap=3, record=True)
     out = loop.run()
     assert out.log is not None
-    log = [(rnd, who, msg) for rnd, who, msg, _ in out.log if rnd is not None]
+    log = [(rnd, who, msg) for rnd, who, msg, _ in lines(out.log) if rnd is not None]
     assert (2, "r", "action préparée (un ennemi attaque) : attaque sur m") in log
     assert (2, "r", "a déjà agi ce round (action préparée)") in log
     assert r.init_key == 20.5

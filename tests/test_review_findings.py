@@ -11,6 +11,7 @@ from engine.geometry.grid import distance_ft
 from engine.rules.attack import resolve_swing
 from engine.state.encounter import build_encounter
 from engine.turn.battle import Battle
+from harness.transcript import lines
 from policies import HeuristicPolicy
 
 ROW = make_map(["......"])
@@ -45,7 +46,7 @@ def test_mutual_knockout_is_not_reported_as_reaching_the_round_cap():
     )
     result = b.run()
     assert not a.active and not t.active
-    assert "plafond" not in result.log[-1][2]
+    assert "plafond" not in lines(result.log)[-1][2]
     assert result.rounds == 1
 
 
@@ -86,9 +87,9 @@ def test_disabled_exertion_that_kills_is_logged_as_death():
     b = battle(ROW, [a, t], {"attack": [15], "damage": [5]})
     b.take_turn(a)
     assert a.dead
-    lines = [m for _r, actor, m, _rolls in b.fight.log if actor == "a"]
-    assert not any("mourant" in m for m in lines), lines
-    assert "meurt" in lines, lines
+    said = [m for _r, actor, m, _rolls in lines(b.fight.log) if actor == "a"]
+    assert not any("mourant" in m for m in said), said
+    assert "meurt" in said, said
 
 
 class _Waiter:

@@ -12,6 +12,7 @@ from engine.run.runner import play_fight
 from engine.state.encounter import build_encounter
 from harness.cli.main import main
 from harness.encounter_file import load_encounter_file
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.scripted import ScriptedPolicy, parse_script
 
@@ -116,7 +117,7 @@ def test_withdraw_rule():
     west = Recorder(ScriptedPolicy(script))
     result = play_fight(enc, 2, {"west": west, "east": HeuristicPolicy()}, round_cap=1, record=True)
     assert west.plans[0][1].actions[0].kind == "withdraw"
-    assert any("retraite (0,3)->(0,2)->(0,1)->(0,0)" in m for _r, _a, m, _x in result.log)
+    assert any("retraite (0,3)->(0,2)->(0,1)->(0,0)" in m for _r, _a, m, _x in lines(result.log))
 
 
 def test_defensive_rules_total_defense_and_defensive_full_attack():
@@ -132,7 +133,7 @@ def test_defensive_rules_total_defense_and_defensive_full_attack():
     result = play_fight(enc, 3, {"west": west, "east": HeuristicPolicy()}, round_cap=3, record=True)
     kinds = [tuple(a.kind for a in plan.actions) for _who, plan in west.plans]
     assert kinds[:2] == [("fight_defensively", "full_attack"), ("total_defense",)]
-    log = [(r, m) for r, who, m, _x in result.log if who == "dummy"]
+    log = [(r, m) for r, who, m, _x in lines(result.log) if who == "dummy"]
     assert (1, "combat sur la défensive (-4 à l'attaque, +2 CA)") in log
     assert (2, "défense totale (+4 CA)") in log
 

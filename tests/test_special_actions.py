@@ -125,22 +125,22 @@ def test_surprise_round_the_unaware_lose_their_turn_and_a_full_attack_is_one_att
         True, False, {"initiative": [5, 15], "attack": [12, 11], "damage": [3, 2]}, plan
     )
     out = loop.run()
-    text = [(r, who, m) for r, who, m, _x in out.log if r is not None]
+    text = [(r, who, m) for r, who, m, _x in lines(out.log) if r is not None]
     assert text[0] == (0, "z", "surpris : ne peut pas agir")
     assert text[1][:2] == (0, "a") and text[1][2].startswith("sword vs z d20=12")
     assert (0, "a", "sword vs z d20=11+0=11 CA 10 -> TOUCHÉ : 2 dégâts (z 25/30 pv)") not in text
     # the move of round 0 was dropped: one standard or move action only
     round0 = [m for r, who, m in text if r == 0 and who == "a"]
     assert round0[1:] == ["action refusée : move (downgraded:surprise)"]
-    assert "round de surprise" in [m for r, _w, m, _x in out.log if r is None]
+    assert "round de surprise" in [m for r, _w, m, _x in lines(out.log) if r is None]
 
 
 def test_no_surprise_round_when_everyone_or_no_one_is_aware():
     for flags in ((True, True), (False, False)):
         loop, _, _ = _fight(*flags, {"initiative": [5, 15], "attack": [1, 1]})
         out = loop.run()
-        assert "round de surprise" not in [m for _r, _w, m, _x in out.log]
-        assert all(r != 0 for r, _w, _m, _x in out.log if r is not None)
+        assert "round de surprise" not in [m for _r, _w, m, _x in lines(out.log)]
+        assert all(r != 0 for r, _w, _m, _x in lines(out.log) if r is not None)
 
 
 def test_the_surprise_round_menu_has_single_actions_only():
@@ -158,6 +158,7 @@ def test_the_surprise_round_menu_has_single_actions_only():
 from builders import ranged  # noqa: E402
 
 from engine.content.actions import DropProneAction, StandUpAction  # noqa: E402
+from harness.transcript import lines  # noqa: E402
 
 
 def test_drop_prone_is_free_and_changes_ac_by_attack_kind():
@@ -251,9 +252,9 @@ def test_delay_to_the_end_of_the_round_keeps_the_new_place_in_later_rounds():
     # initiative a 20, b 10, c 5
     loop, a = _three((DelayAction(), MoveAction(target_id="c")), {"initiative": [20, 10, 5]})
     out = loop.run()
-    turns = [(r, who) for r, who, m, _x in out.log if r is not None]
+    turns = [(r, who) for r, who, m, _x in lines(out.log) if r is not None]
     assert turns[0] == (1, "a") and a.init_key == 4.5
-    log = [(r, who, m) for r, who, m, _x in out.log if r is not None]
+    log = [(r, who, m) for r, who, m, _x in lines(out.log) if r is not None]
     assert log[0] == (1, "a", "retarde son tour (en fin de round)")
     # the rest of that turn (the move) was lost; a second delay in the round is refused
     assert (1, "a", "action sans effet : delay (already_delayed)") in log

@@ -28,6 +28,7 @@ from engine.core.checks import (
     stacked_total,
 )
 from engine.core.rng import ScriptedDice
+from harness.transcript import lines
 
 T = BonusType
 
@@ -293,7 +294,7 @@ def test_stacking_would_change_no_roll_of_todays_fights():
     seen = 0
     for seed in range(20):
         result = play_fight(enc, seed, dict.fromkeys(enc.sides, h), record=True)
-        for _round, _actor, _text, rolls in result.log:
+        for _round, _actor, _text, rolls in lines(result.log):
             for rec in rolls:
                 assert stack(rec.modifiers) == rec.modifiers
                 assert all(m.type is T.UNTYPED for m in rec.modifiers)

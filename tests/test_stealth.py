@@ -20,6 +20,7 @@ from engine.content.actions import (
 from engine.core.rng import SeededRng
 from engine.rules.stealth import sees_directly
 from engine.view.options import legal_options
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.llm import HIDDEN_KINDS, shown_options
 from policies.scripted import ScriptedPolicy, parse_script
@@ -167,7 +168,7 @@ def test_running_and_charging_break_stealth_before_moving():
     b = battle(ROW, [brawler, foe], {"attack": [1]})
     b.dispatch(brawler, ChargeAction(target_id="o"))
     assert messages(b)[0] == "n'est plus caché (charge)"
-    assert "attaquant caché" not in str(b.fight.log)  # the charge attack no longer benefits
+    assert "attaquant caché" not in str(lines(b.fight.log))  # the charge attack no longer benefits
 
 
 def test_an_observer_that_walks_into_direct_sight_drops_it():

@@ -10,6 +10,7 @@ from test_strategy import Recorder, first_action, strategy
 from engine.core.errors import DataError
 from engine.run.runner import play_fight
 from engine.state.encounter import build_encounter
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.strategy import StrategyPolicy, StrategySpec, parse_strategy, role_tags
 
@@ -308,7 +309,7 @@ def _opportunities(enc, text, fights=20, cap=6):
         policy = strategy(text)
         log = play_fight(enc, seed, {"west": policy, "east": HeuristicPolicy()},
                          round_cap=cap, record=True).log  # fmt: skip
-        for _r, _a, message, _rolls in log:
+        for _r, _a, message, _rolls in lines(log or ()):
             if "attaque d'opportunité contre" in message:
                 total += any(f"contre {i} " in message for i in west_ids)
     return total

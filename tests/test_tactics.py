@@ -14,6 +14,7 @@ from engine.content.creatures import load_combatant
 from engine.content.maps import load_map
 from engine.run.runner import play_fight
 from engine.state.encounter import build_encounter
+from harness.transcript import lines
 from policies.heuristic import HeuristicPolicy
 from policies.llm import (
     HIDDEN_KINDS,
@@ -91,7 +92,7 @@ def test_hit_chances_are_the_engine_s_odds(llm_side):
             _arena(), seed, {llm_side: explorer, other: HeuristicPolicy()}, record=True
         ).log
         pending = None
-        for rnd, actor, message, _x in log:
+        for rnd, actor, message, _x in lines(log or ()):
             match = re.match(r"raisonnement : (\S+)", message)
             if match:
                 pending = (rnd, actor, match.group(1))

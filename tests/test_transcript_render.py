@@ -6,6 +6,7 @@ import pytest
 
 from harness.report import render_transcript
 from harness.text import display_width, pad, table
+from harness.transcript import Note
 
 # -- display_width ------------------------------------------------------------
 
@@ -124,6 +125,11 @@ def test_table_without_rows() -> None:
 # -- render_transcript --------------------------------------------------------
 
 
+def _notes(log):
+    """Lines as generic events (the layout does not depend on the event type)."""
+    return [Note(*entry) for entry in log]
+
+
 def _message_column(line: str, message: str) -> int:
     return display_width(line[: line.rindex(message)])
 
@@ -138,7 +144,7 @@ def test_transcript_header_and_raw_lines() -> None:
         (2, "goblin", "achève orc", ()),
         (None, None, "combat terminé : victoire de players en 2 rounds", ()),
     ]
-    text = render_transcript(log)
+    text = render_transcript(_notes(log))
     assert text.endswith("\n") and not text.endswith("\n\n")
     lines = text.splitlines()
     assert lines[0] == "=== Déroulé du premier combat ==="
@@ -164,7 +170,7 @@ def test_transcript_aligns_wide_and_accented_actor_ids() -> None:
     log = [(None, None, "initiative : ordre fixé", ())]
     log += [(i + 1, actor, f"message {i} : coup d'épée", ()) for i, actor in enumerate(actors)]
     log.append((None, None, "combat terminé : nul", ()))
-    lines = render_transcript(log).splitlines()
+    lines = render_transcript(_notes(log)).splitlines()
     header, dash = lines[1], lines[2]
     actor_width = max(display_width(a) for a in actors)
     assert actor_width == 12
@@ -185,7 +191,7 @@ def test_transcript_aligns_wide_and_accented_actor_ids() -> None:
 def test_transcript_never_truncates_long_messages() -> None:
     long_message = "goblin frappe " + "très fort, " * 60 + "戦" * 20 + " fin"
     log = [(1, "goblin", "court", ()), (1, "goblin", long_message, ())]
-    lines = render_transcript(log).splitlines()
+    lines = render_transcript(_notes(log)).splitlines()
     assert lines[4].endswith(long_message)
     assert lines[4] == "    1  goblin      " + long_message
     dash_segments = lines[2].split("  ")
@@ -194,9 +200,9 @@ def test_transcript_never_truncates_long_messages() -> None:
 
 def test_transcript_round_right_aligned() -> None:
     log = [(1, "a", "un", ()), (10, "a", "dix", ()), (100, "a", "cent", ())]
-    lines = render_transcript(log).splitlines()
+    lines = render_transcript(_notes(log)).splitlines()
     assert [line[:5] for line in lines[3:]] == ["    1", "   10", "  100"]
-    big = render_transcript([(1, "a", "x", ()), (123456, "a", "y", ())]).splitlines()
+    big = render_transcript(_notes([(1, "a", "x", ()), (123456, "a", "y", ())])).splitlines()
     assert big[1] == "Round   Combattant  Message"
     assert big[2].startswith("------  ")
     assert big[3] == "     1  a           x"
@@ -206,4 +212,4 @@ def test_transcript_round_right_aligned() -> None:
 def test_transcript_ignores_rolls_in_rendering() -> None:
     with_rolls = [(1, "goblin", "attaque", (("d20", 20, 5),))]
     without = [(1, "goblin", "attaque", ())]
-    assert render_transcript(with_rolls) == render_transcript(without)  # type: ignore[arg-type]
+    assert render_transcript(_notes(with_rolls)) == render_transcript(_notes(without))

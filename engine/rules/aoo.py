@@ -41,24 +41,25 @@ from collections.abc import Iterator
 from engine.content.creatures import AttackProfile
 from engine.content.maps import Cell
 from engine.content.space import footprint
+from engine.core.events import Blocked, OpportunityAttack, Provocation
 from engine.geometry.reach import body_cover, threat
 from engine.rules.attack import resolve_swing, total_concealment
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
-#: French reasons written in the transcript
-LEAVES = "quitte une case menacée"
-SHOOTS = "tir depuis une case menacée"
-STANDS = "se relève"
-ENTERS = "entre dans sa case"
+#: what provoked the attack (rendered in French by :mod:`harness.transcript`)
+LEAVES: Provocation = "leaves"
+SHOOTS: Provocation = "shoots"
+STANDS: Provocation = "stands"
+ENTERS: Provocation = "enters"
 
 
 def opportunities(
     fight: FightState, mover: CombatantState, cell: Cell, *, movement: bool
-) -> Iterator[tuple[CombatantState, AttackProfile, str | None]]:
+) -> Iterator[tuple[CombatantState, AttackProfile, Blocked | None]]:
     """Lazily, each enemy that gets an opportunity against ``mover`` on ``cell``:
     ``(enemy, weapon, blocked)``, where ``blocked`` names why the attack cannot
-    be made (« abri », « camouflage total ») or is ``None``. ``cell`` is the
+    be made (cover, total concealment) or is ``None``. ``cell`` is the
     anchor of the mover's space (every square of it counts). Stops as soon as
     the mover is no longer active (read between two yields)."""
     gmap = fight.gmap
@@ -75,10 +76,10 @@ def opportunities(
         weapon = threat(gmap, enemy, cell, km)
         if weapon is None:
             continue
-        blocked = (
-            "abri"
+        blocked: Blocked | None = (
+            "cover"
             if body_cover(gmap, enemy.pos, enemy.space, cell, km, weapon)
-            else "camouflage total"
+            else "total_concealment"
             if total_concealment(enemy, mover)
             else None
         )
@@ -90,7 +91,7 @@ def strike(
     enemy: CombatantState,
     mover: CombatantState,
     weapon: AttackProfile,
-    label: str,
+    provocation: Provocation,
     *,
     movement: bool,
 ) -> None:
@@ -99,7 +100,7 @@ def strike(
     if movement:
         mover.provoked_by.add(enemy.id)
     if fight.log is not None:
-        fight.note(enemy, f"attaque d'opportunité contre {mover.id} ({label})")
+        fight.log.append(OpportunityAttack(fight.round, enemy.id, mover.id, provocation))
     resolve_swing(fight, enemy, mover, weapon)
 
 
@@ -109,7 +110,7 @@ def provoke(
     cell: Cell,
     *,
     movement: bool,
-    why: str | None = None,
+    why: Provocation | None = None,
 ) -> bool:
     """Every enemy threatening ``mover`` on ``cell`` takes its attack of opportunity.
 
@@ -122,10 +123,7 @@ def provoke(
     for enemy, weapon, blocked in opportunities(fight, mover, cell, movement=movement):
         if blocked is not None:
             if fight.log is not None:
-                fight.note(
-                    enemy,
-                    f"attaque d'opportunité impossible contre {mover.id} ({label}) : {blocked}",
-                )
+                fight.log.append(OpportunityAttack(fight.round, enemy.id, mover.id, label, blocked))
             continue
         strike(fight, enemy, mover, weapon, label, movement=movement)
         struck = True
@@ -153,10 +151,8 @@ def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bo
             continue
         if total_concealment(enemy, mover):
             if fight.log is not None:
-                fight.note(
-                    enemy,
-                    f"attaque d'opportunité impossible contre {mover.id} ({ENTERS}) : "
-                    "camouflage total",
+                fight.log.append(
+                    OpportunityAttack(fight.round, enemy.id, mover.id, ENTERS, "total_concealment")
                 )
             continue
         strike(fight, enemy, mover, weapon, ENTERS, movement=False)

@@ -24,6 +24,7 @@ from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK
 from engine.content.space import body_deltas, body_distance_ft, top_elevation
 from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
+from engine.core.events import Attack, LifeChange, Revealed
 from engine.core.rng import Rng, RollKind
 from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
@@ -523,7 +524,8 @@ def _swing(
     if actor.hidden_from:
         # SRD « Stealth »: attacking reveals the attacker (this attack keeps the benefit)
         actor.hidden_from.clear()
-        fight.note(actor, "n'est plus caché (attaque)")
+        if fight.log is not None:
+            fight.log.append(Revealed(fight.round, actor.id, "attack"))
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
     if actor.effects.against or target.effects.against:
         # SRD « Aid Another »: used on this attack roll
@@ -532,7 +534,11 @@ def _swing(
     confirm: RollRecord | None = None
     if not roll.success:
         if fight.log is not None:
-            fight.note(actor, _attack_text(attack, target, roll, ac, notes) + " -> RATÉ", roll)
+            fight.log.append(
+                Attack(
+                    fight.round, actor.id, target.id, attack.name, roll, ac, tuple(notes), "miss"
+                )
+            )
         return Swing(roll, False)
     mult = 1
     if roll.natural >= attack.crit_range:
@@ -545,11 +551,21 @@ def _swing(
         d100 = rng.die(100, _MISS_CHANCE)
         if d100 <= chance:
             if fight.log is not None:
-                fight.note(
-                    actor,
-                    _attack_text(attack, target, roll, ac, notes)
-                    + f" -> TOUCHÉ, mais camouflage : d100={d100} ≤ {chance} % -> RATÉ",
-                    roll,
+                fight.log.append(
+                    Attack(
+                        fight.round,
+                        actor.id,
+                        target.id,
+                        attack.name,
+                        roll,
+                        ac,
+                        tuple(notes),
+                        "concealed",
+                        confirm,
+                        mult,
+                        d100=d100,
+                        miss_chance=chance,
+                    )
                 )
             return Swing(roll, False)
     physical, energy = roll_damage(rng, attack, mult)
@@ -565,48 +581,32 @@ def _swing(
     taken = apply_nonlethal(target, hurt.nonlethal)
     actor.damage_dealt += max(0, damage)
     if fight.log is not None:
-        text = _attack_text(attack, target, roll, ac, notes)
-        if confirm is not None:
-            verdict = "CRITIQUE" if confirm.success else "non confirmé"
-            text += (
-                f" -> MENACE, confirmation d20={confirm.natural}"
-                f"{confirm.modifier_total:+d}={confirm.total} -> {verdict}"
+        fight.log.append(
+            Attack(
+                fight.round,
+                actor.id,
+                target.id,
+                attack.name,
+                roll,
+                ac,
+                tuple(notes),
+                "hit",
+                confirm,
+                mult,
+                damage=damage,
+                nonlethal=hurt.nonlethal,
+                minimum=hurt.minimum,
+                immune=not taken,
+                dr_absorbed=absorbed,
+                energy_notes=tuple(hurt.energy_notes),
+                target_hp=target.hp,
+                target_hp_max=target.profile.spec.hp_max,
+                target_nonlethal=target.nonlethal,
+                target_life=target.life_label(),
             )
-            if confirm.success:
-                text += f" ×{attack.crit_mult}"
-        else:
-            text += " -> TOUCHÉ"
-        if hurt.nonlethal:
-            text += f" : {hurt.nonlethal} non {'létaux' if hurt.nonlethal > 1 else 'létal'}"
-            if hurt.minimum:
-                text += " (dégâts minimum)"
-            elif not taken:
-                text += " (immunisé)"
-        else:
-            text += f" : {damage} dégât{'s' if damage > 1 else ''}"
-        if absorbed:
-            text += f" (RD absorbe {absorbed})"
-        for note in hurt.energy_notes:
-            text += f" ({note})"
-        text += f" ({target.id} {target.hp}/{target.profile.spec.hp_max} pv"
-        if target.nonlethal:
-            text += f", {target.nonlethal} non létaux"
-        if target.life_label() != "actif":
-            text += f", {target.life_label()}"
-        text += ")"
-        fight.note(actor, text, roll, *((confirm,) if confirm else ()))
+        )
         if before >= 0 > target.hp or target.dead:
             fight.state_change(target)
         elif was_active and not target.active:
-            fight.note(target, "tombe inconscient (dégâts non létaux)")
+            fight.log.append(LifeChange(fight.round, target.id, "unconscious", target.hp))
     return Swing(roll, True)
-
-
-def _attack_text(
-    attack: AttackProfile, target: CombatantState, roll: RollRecord, ac: int, notes: list[str]
-) -> str:
-    detail = f" ({', '.join(notes)})" if notes else ""
-    return (
-        f"{attack.name} vs {target.id} d20={roll.natural}{roll.modifier_total:+d}={roll.total}"
-        f" CA {ac}{detail}"
-    )

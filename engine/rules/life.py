@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from engine.content.packs import D20_STABILIZE, PF1E
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
+from engine.core.events import Stabilization
 from engine.core.rng import Rng
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
@@ -92,11 +93,4 @@ def dying_turn(fight: FightState, actor: CombatantState) -> None:
     """A dying creature's turn: its stabilization check, written in the transcript."""
     rec = stabilization_check(fight.rng, actor)
     if fight.log is not None:
-        text = f"stabilisation {rec.explain('DD')}"
-        if rec.success:
-            text += " : stable"
-        elif actor.dead:
-            text += " : meurt"
-        else:
-            text += f" : perd 1 pv ({actor.hp} pv)"
-        fight.note(actor, text, rec)
+        fight.log.append(Stabilization(fight.round, actor.id, rec, actor.hp, actor.dead))

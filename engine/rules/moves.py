@@ -32,6 +32,7 @@ from engine.content.actions import (
 from engine.content.creatures import AttackProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import body_distance_squares, footprint
+from engine.core.events import Moved, MoveKind, Posture
 from engine.geometry.grid import Path
 from engine.geometry.movement import (
     ChargeResult,
@@ -60,7 +61,7 @@ def walk(
     fight: FightState,
     actor: CombatantState,
     cells: tuple[Cell, ...],
-    label: str,
+    kind: MoveKind,
     *,
     provokes: bool = True,
     safe_start: bool = False,
@@ -83,7 +84,7 @@ def walk(
     for i, cell in enumerate(cells):
         if provokes and not (safe_start and i == 0) and threat_possible(fight, actor):
             if fight.log is not None and len(trail) > 1:
-                fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
+                _moved(fight, actor, kind, trail)
                 trail = [actor.pos]
             if tumble is not None:
                 if not tumble.leave(fight, actor):
@@ -95,7 +96,7 @@ def walk(
         if actor.profile.very_small and provokes and enemy_on(fight, actor, cell):
             # SRD: a very small creature entering a bigger enemy's square provokes
             if fight.log is not None and len(trail) > 1:
-                fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
+                _moved(fight, actor, kind, trail)
                 trail = [actor.pos]
             provoke_entering(fight, actor, cell)
             if not actor.active:
@@ -108,20 +109,27 @@ def walk(
             def flush() -> None:
                 nonlocal trail
                 if fight.log is not None and len(trail) > 1:
-                    fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
+                    _moved(fight, actor, kind, trail)
                 trail = [actor.pos]
 
             readiness.on_step(fight, actor, flush)
             if not actor.active:  # SRD « Ready »: it falls where it was stopped
                 return False
     if fight.log is not None and len(trail) > 1:
-        fight.note(actor, f"{label} {'->'.join(fight.fmt(c) for c in trail)}")
+        _moved(fight, actor, kind, trail)
     if not actor.active:
         return False
     # (a tumble stopped on its first square did not move: nothing to re-judge)
     if moved and any(c.hidden_from for c in fight.combatants):
         after_move(fight, actor)
     return True
+
+
+def _moved(fight: FightState, actor: CombatantState, kind: MoveKind, trail: list[Cell]) -> None:
+    """Log the squares ``actor`` walked through (the log is kept)."""
+    assert fight.log is not None
+    rc = fight.gmap.rc
+    fight.log.append(Moved(fight.round, actor.id, kind, tuple(rc(c) for c in trail)))
 
 
 def enemy_on(fight: FightState, actor: CombatantState, cell: Cell) -> bool:
@@ -199,9 +207,9 @@ def verify_move(gmap: GameMap, s: Situation[C], actor: C, action: MoveAction) ->
 def do_move(fight: FightState, actor: CombatantState, plan: MovePlan) -> ActionResult:
     """Walk :func:`verify_move`'s path (tumbling or not)."""
     if plan.tumble:
-        walk(fight, actor, plan.path.cells, "déplacement acrobatique", tumble=Tumble())
+        walk(fight, actor, plan.path.cells, "tumble", tumble=Tumble())
     else:
-        walk(fight, actor, plan.path.cells, "déplacement")
+        walk(fight, actor, plan.path.cells, "move")
     return succeeded("move")
 
 
@@ -237,7 +245,7 @@ def verify_step(
 
 def do_step(fight: FightState, actor: CombatantState, dest: Cell) -> ActionResult:
     """Step to :func:`verify_step`'s square (it provokes nothing)."""
-    walk(fight, actor, (dest,), "pas de placement", provokes=False)
+    walk(fight, actor, (dest,), "step", provokes=False)
     return succeeded("5foot_step")
 
 
@@ -373,8 +381,8 @@ def do_run(fight: FightState, actor: CombatantState, path: Path) -> ActionResult
     if refused is not None:
         return refused
     add_effect(actor, RUN_EFFECT)  # a run that moves nowhere still counts (SRD: it ran)
-    reveal(fight, actor, "course")  # SRD « Stealth »: running breaks it
-    walk(fight, actor, path.cells, "course")
+    reveal(fight, actor, "run")  # SRD « Stealth »: running breaks it
+    walk(fight, actor, path.cells, "run")
     return succeeded("run")
 
 
@@ -403,7 +411,7 @@ def verify_withdraw(
 def do_withdraw(fight: FightState, actor: CombatantState, path: Path) -> ActionResult:
     """Walk :func:`verify_withdraw`'s path; its starting square is not
     threatened (SRD « Withdraw »)."""
-    walk(fight, actor, path.cells, "retraite", safe_start=True)
+    walk(fight, actor, path.cells, "withdraw", safe_start=True)
     return succeeded("withdraw")
 
 
@@ -412,7 +420,8 @@ def do_drop_prone(fight: FightState, actor: CombatantState, plan: DropProneActio
     if actor.effects.cond & _PRONE:
         return ActionResult("drop_prone", False, Reason.ALREADY_PRONE)
     add_effect(actor, PRONE_EFFECT)
-    fight.note(actor, "se jette à terre")
+    if fight.log is not None:
+        fight.log.append(Posture(fight.round, actor.id, True))
     return succeeded("drop_prone")
 
 
@@ -425,5 +434,6 @@ def do_stand_up(fight: FightState, actor: CombatantState, plan: StandUpAction) -
         provoke(fight, actor, actor.pos, movement=False, why=STANDS)
     if actor.active:
         drop_effect(actor, PRONE_EFFECT.source)
-        fight.note(actor, "se relève")
+        if fight.log is not None:
+            fight.log.append(Posture(fight.round, actor.id, False))
     return succeeded("stand_up")

@@ -53,6 +53,15 @@ from engine.content.creatures import AttackProfile
 from engine.content.maps import GameMap
 from engine.content.packs import D20_ATTACK, D20_PLAIN, PF1E
 from engine.core.checks import CheckKind, Modifier, check
+from engine.core.events import (
+    Aid,
+    Immediate,
+    ReactionRefused,
+    ReadyExpired,
+    ReadyFired,
+    ReadyTaken,
+    RunCheck,
+)
 from engine.core.rng import RollKind
 from engine.geometry.reach import threatens, weapon_for
 from engine.rules.aoo import provoke
@@ -70,14 +79,6 @@ RUN_CHECK_DC = PF1E.dc("run_endurance")
 RUN_REST_ROUNDS = 10
 #: SRD « Endurance »: +4 on Constitution checks to continue running
 ENDURANCE_BONUS = 4
-
-#: French names of the triggers, for the transcript
-TRIGGER_LABEL = {
-    "enemy_enters_reach": "un ennemi entre dans son allonge",
-    "enemy_casts": "un ennemi lance un sort",
-    "enemy_attacks": "un ennemi attaque",
-    "enemy_hits_ally": "un ennemi touche un allié",
-}
 
 
 # -- ready ----------------------------------------------------------------------
@@ -117,8 +118,8 @@ def do_ready(fight: FightState, actor: CombatantState, plan: ReadyPlan) -> Actio
     actor.readied = Readied(plan.trigger, plan.target_id, fight.round)
     if actor not in fight.readiers:
         fight.readiers.append(actor)
-    on = f" sur {plan.target_id}" if plan.target_id else ""
-    fight.note(actor, f"prépare une attaque{on} (si {TRIGGER_LABEL[plan.trigger]})")
+    if fight.log is not None:
+        fight.log.append(ReadyTaken(fight.round, actor.id, plan.trigger, plan.target_id))
     return succeeded("ready", Reason.READY)
 
 
@@ -134,7 +135,8 @@ def expire_ready(fight: FightState, actor: CombatantState) -> None:
         return
     actor.readied = None
     fight.readiers.remove(actor)
-    fight.note(actor, "action préparée expirée (le déclencheur n'est pas survenu)")
+    if fight.log is not None:
+        fight.log.append(ReadyExpired(fight.round, actor.id))
 
 
 def _fire_ready(
@@ -195,7 +197,8 @@ def _attack_readied(
     fight.reorder = True
     if fight.round > ready.round:  # fired before its turn came up this round
         readier.ready_spent_round = fight.round
-    fight.note(readier, f"action préparée ({TRIGGER_LABEL[trigger]}) : attaque sur {target.id}")
+    if fight.log is not None:
+        fight.log.append(ReadyFired(fight.round, readier.id, trigger, target.id))
     fight.reacting = True
     try:
         if not weapon.is_melee:  # a ranged attack from a threatened square provokes
@@ -273,10 +276,14 @@ def react(fight: FightState, event: ReactionEvent, flush: Callable[[], None] | N
         if flush is not None:
             flush()
         if not isinstance(answer, ImmediateAction):
-            fight.note(actor, f"réaction refusée : {answer.kind} ({Reason.UNSUPPORTED_KIND})")
+            if fight.log is not None:
+                fight.log.append(
+                    ReactionRefused(fight.round, actor.id, answer.kind, Reason.UNSUPPORTED_KIND)
+                )
             continue
         spend_immediate(fight, actor)
-        fight.note(actor, f"action immédiate (en réaction : {event.kind})")
+        if fight.log is not None:
+            fight.log.append(Immediate(fight.round, actor.id, event.kind))
         return
 
 
@@ -286,7 +293,8 @@ def do_immediate(fight: FightState, actor: CombatantState, plan: ImmediateAction
         return ActionResult("immediate", False, Reason.DOWNGRADED_IMMEDIATE_SWIFT)
     actor.swift_used_this_turn = True
     fight.readiness_used = True
-    fight.note(actor, "action immédiate")
+    if fight.log is not None:
+        fight.log.append(Immediate(fight.round, actor.id))
     return succeeded("immediate")
 
 
@@ -354,12 +362,12 @@ def do_aid(fight: FightState, actor: CombatantState, plan: AidPlan) -> ActionRes
     weapon = plan.weapon
     mods = attack_modifiers(fight, actor, opponent, weapon)
     rec = check(fight.rng, D20_ATTACK, CheckKind.ATTACK, mods, AID_DC, roll=RollKind.AID_ANOTHER)
-    what = "attaque" if plan.mode == "attack" else "CA"
-    text = f"aide {ally.id} contre {opponent.id} ({what}) {rec.explain('CA')}"
     if rec.success:
         add_effect(ally, aid_effect(actor.id, opponent.id, plan.mode), clock=actor)
-        text += f" : +{AID_BONUS} en {what}"
-    fight.note(actor, text, rec)
+    if fight.log is not None:
+        fight.log.append(
+            Aid(fight.round, actor.id, ally.id, opponent.id, plan.mode, rec, AID_BONUS)
+        )
     return succeeded("aid_another")
 
 
@@ -400,10 +408,10 @@ def run_endurance(fight: FightState, actor: CombatantState) -> ActionResult | No
     dc = RUN_CHECK_DC + actor.run_checks
     rec = check(fight.rng, D20_PLAIN, CheckKind.CHECK, tuple(mods), dc, roll=RollKind.CONSTITUTION)
     actor.run_checks += 1
+    if fight.log is not None:
+        fight.log.append(RunCheck(fight.round, actor.id, rec))
     if rec.success:
-        fight.note(actor, f"continue de courir : Constitution {rec.explain('DD')}", rec)
         return None
-    fight.note(actor, f"course interrompue : Constitution {rec.explain('DD')}", rec)
     actor.run_rounds, actor.run_checks, actor.run_last_round = 0, 0, -2
     actor.run_rest_until = fight.round + RUN_REST_ROUNDS
     return ActionResult("run", False, Reason.RESTING)

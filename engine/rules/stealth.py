@@ -37,6 +37,7 @@ from engine.content.actions import ActionResult, HideAction, Reason, succeeded
 from engine.content.maps import Cell, GameMap
 from engine.content.space import body_distance_ft
 from engine.core.checks import Modifier, RollRecord
+from engine.core.events import Hide, InSight, RevealCause, Revealed, SneakMove, Spot
 from engine.geometry.reach import body_cover, body_line_of_effect
 from engine.rules.attack import CONCEALING, MISS_CHANCE
 from engine.rules.skills import skill_check
@@ -108,12 +109,7 @@ def _perception(
     roll = skill_check(fight.rng, observer, "Perception", None, extra)
     noticed = roll.total > stealth.total
     if fight.log is not None:
-        verdict = "le repère" if noticed else "ne le repère pas"
-        fight.note(
-            observer,
-            f"Perception contre {hider.id} {roll.explain()} vs {stealth.total} -> {verdict}",
-            roll,
-        )
+        fight.log.append(Spot(fight.round, observer.id, hider.id, roll, stealth.total, noticed))
     return noticed
 
 
@@ -129,23 +125,24 @@ def do_hide(
     enemies; every other enemy keeps seeing the actor."""
     stealth = skill_check(fight.rng, actor, "Stealth")
     if fight.log is not None:
-        fight.note(actor, f"se cache : Discrétion {stealth.explain()}", stealth)
-        seeing = [
+        seeing = tuple(
             e.id
             for e in fight.combatants
             if e.active and e.side != actor.side and e not in unseeing
-        ]
+        )
+        fight.log.append(Hide(fight.round, actor.id, stealth))
         if seeing:
-            fight.note(actor, f"reste en vue de {', '.join(seeing)} (ni abri ni camouflage)")
+            fight.log.append(InSight(fight.round, actor.id, seeing))
     actor.hidden_from = {e.id for e in unseeing if not _perception(fight, e, actor, stealth)}
     return succeeded("hide")
 
 
-def reveal(fight: FightState, actor: CombatantState, why: str) -> None:
+def reveal(fight: FightState, actor: CombatantState, why: RevealCause) -> None:
     """``actor`` is seen by everyone again."""
     if actor.hidden_from:
         actor.hidden_from.clear()
-        fight.note(actor, f"n'est plus caché ({why})")
+        if fight.log is not None:
+            fight.log.append(Revealed(fight.round, actor.id, why))
 
 
 def after_move(fight: FightState, mover: CombatantState) -> None:
@@ -158,13 +155,15 @@ def after_move(fight: FightState, mover: CombatantState) -> None:
                 continue
             if _sees(fight.gmap, observer, mover):
                 mover.hidden_from.discard(observer.id)
-                fight.note(mover, f"n'est plus caché de {observer.id} (vu)")
+                if fight.log is not None:
+                    fight.log.append(Revealed(fight.round, mover.id, "seen", observer.id))
                 continue
             if stealth is None:
                 stealth = skill_check(
                     fight.rng, mover, "Stealth", None, (Modifier(MOVING_PENALTY, "mouvement"),)
                 )
-                fight.note(mover, f"se déplace caché : Discrétion {stealth.explain()}", stealth)
+                if fight.log is not None:
+                    fight.log.append(SneakMove(fight.round, mover.id, stealth))
             if _perception(fight, observer, mover, stealth):
                 mover.hidden_from.discard(observer.id)
     for hider in fight.combatants:
@@ -172,4 +171,5 @@ def after_move(fight: FightState, mover: CombatantState) -> None:
             continue
         if _sees(fight.gmap, mover, hider):
             hider.hidden_from.discard(mover.id)
-            fight.note(hider, f"n'est plus caché de {mover.id} (vu)")
+            if fight.log is not None:
+                fight.log.append(Revealed(fight.round, hider.id, "seen", mover.id))

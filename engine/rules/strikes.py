@@ -26,6 +26,7 @@ from engine.content.actions import (
 )
 from engine.content.creatures import AttackProfile
 from engine.content.maps import GameMap
+from engine.core.events import Stance
 from engine.geometry.reach import attack_reason, weapon_for
 from engine.rules.aoo import provoke, threat_possible
 from engine.rules.attack import (
@@ -134,7 +135,8 @@ def do_total_defense(
 ) -> ActionResult:
     """SRD « Total Defense »: +4 dodge AC until the next turn (a standard action)."""
     add_effect(actor, TOTAL_DEFENSE_EFFECT)
-    fight.note(actor, f"défense totale (+{TOTAL_DEFENSE_AC} CA)")
+    if fight.log is not None:
+        fight.log.append(Stance(fight.round, actor.id, "total_defense", 0, TOTAL_DEFENSE_AC))
     return succeeded("total_defense")
 
 
@@ -144,9 +146,14 @@ def do_fight_defensively(
     """SRD « Fighting Defensively »: −4 on the attacks, +2 dodge AC until the next turn."""
     for effect in FIGHT_DEFENSIVELY_EFFECTS:
         add_effect(actor, effect)
-    fight.note(
-        actor,
-        f"combat sur la défensive ({FIGHT_DEFENSIVELY_PENALTY} à l'attaque, "
-        f"+{FIGHT_DEFENSIVELY_AC} CA)",
-    )
+    if fight.log is not None:
+        fight.log.append(
+            Stance(
+                fight.round,
+                actor.id,
+                "fight_defensively",
+                FIGHT_DEFENSIVELY_PENALTY,
+                FIGHT_DEFENSIVELY_AC,
+            )
+        )
     return succeeded("fight_defensively")

@@ -21,6 +21,7 @@ modelled: enemies' squares stay impassable to every movement.
 
 from __future__ import annotations
 
+from engine.core.events import TumbleCheck
 from engine.rules.aoo import LEAVES, opportunities, strike
 from engine.rules.skills import cmd, skill_check
 from engine.state.fight import FightState
@@ -54,13 +55,7 @@ class Tumble:
             roll = skill_check(fight.rng, mover, "Acrobatics", dc)
             self.tested += 1
             if fight.log is not None:
-                extra = f" (+{dc - base} autres adversaires)" if dc != base else ""
-                verdict = "passe" if roll.success else "échoue, s'arrête"
-                fight.note(
-                    mover,
-                    f"acrobaties contre {enemy.id} {roll.explain('DMD')}{extra} : {verdict}",
-                    roll,
-                )
+                fight.log.append(TumbleCheck(fight.round, mover.id, enemy.id, roll, dc - base))
             if roll.success:
                 self.passed.add(enemy.id)
                 continue

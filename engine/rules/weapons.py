@@ -27,6 +27,7 @@ from engine.content.actions import ActionResult, Reason, RepairWeaponAction, suc
 from engine.content.creatures import AttackProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import body_deltas, body_distance_ft
+from engine.core.events import Scatter, Splash, WeaponState
 from engine.core.rng import RollKind
 from engine.rules.attack import Swing, resist_energy
 from engine.rules.life import apply_damage
@@ -65,7 +66,8 @@ def after_swing(
     """What one attack roll does beyond its target: a misfire, a splash."""
     if misfires(attack, swing.roll.natural):
         actor.weapon_broken = actor.weapon_broken | {attack.id}
-        fight.note(actor, f"ENRAYEMENT : {attack.name} est cassé (inutilisable avant réparation)")
+        if fight.log is not None:
+            fight.log.append(WeaponState(fight.round, actor.id, attack.name, True))
     splash = attack.spec.splash
     if splash is None:
         return
@@ -99,7 +101,8 @@ def verify_repair(
 def do_repair(fight: FightState, actor: CombatantState, weapon: AttackProfile) -> ActionResult:
     """Clear :func:`verify_repair`'s broken weapon (a move action)."""
     actor.weapon_broken = actor.weapon_broken - {weapon.id}
-    fight.note(actor, f"répare {weapon.name}")
+    if fight.log is not None:
+        fight.log.append(WeaponState(fight.round, actor.id, weapon.name, False))
     return succeeded("repair_weapon")
 
 
@@ -153,14 +156,9 @@ def scatter(
     if fight.log is not None:
         r, c = gmap.rc(landing)
         tr, tc = gmap.rc(target.pos)
-        short = " (trop court)" if d8 == 1 else ""
-        unit = "cases" if squares > 1 else "case"
         went = max(abs(r - tr), abs(c - tc))
-        stopped = " (arrêtée par un mur ou le bord)" if went < squares else ""
-        fight.note(
-            actor,
-            f"{attack.name} dévie : d8={d8}{short}, {squares} {unit} -> tombe en ({r},{c})"
-            + stopped,
+        fight.log.append(
+            Scatter(fight.round, actor.id, attack.name, d8, squares, (r, c), went < squares)
         )
     splash_area(fight, actor, attack, landing, exclude=None)
 
@@ -196,13 +194,17 @@ def splash_area(
         actor.damage_dealt += amount
         if fight.log is None:
             continue
-        text = f"éclaboussure sur {other.id} : {amount} dégât"
-        text += "s" if amount > 1 else ""
-        if note is not None:
-            text += f" ({note})"
-        text += f" ({other.id} {other.hp}/{other.profile.spec.hp_max} pv"
-        if other.life_label() != "actif":
-            text += f", {other.life_label()}"
-        fight.note(actor, text + ")")
+        fight.log.append(
+            Splash(
+                fight.round,
+                actor.id,
+                other.id,
+                amount,
+                note,
+                other.hp,
+                other.profile.spec.hp_max,
+                other.life_label(),
+            )
+        )
         if before >= 0 > other.hp or other.dead:
             fight.state_change(other)

@@ -24,13 +24,10 @@ from engine.content.actions import Action
 from engine.content.creatures import CombatantProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import footprint, inflate, may_share
-from engine.core.checks import RollRecord
+from engine.core.events import Event, LifeChange, LifeChangeKind
 from engine.core.rng import Rng
 from engine.geometry.reach import Presence
 from engine.state.state import CombatantState
-
-#: one transcript entry: (round or None for raw lines, actor id or None, message, rolls)
-LogEntry = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
 
 EventKind = Literal["attack_resolved", "movement_step", "damage_taken"]
 
@@ -173,7 +170,8 @@ class FightState:
         self.sides = sides
         self.rng = rng
         self.round = 0
-        self.log: list[LogEntry] | None = [] if record else None
+        #: the events of the transcript (:mod:`engine.core.events`), ``None`` when none is kept
+        self.log: list[Event] | None = [] if record else None
         self.by_id = {c.id: c for c in combatants}
         #: initiative order (highest first), sorted by the loop
         self.order: list[CombatantState] = []
@@ -200,30 +198,19 @@ class FightState:
         )
 
     # -- transcript -------------------------------------------------------------
-    def note(self, actor: CombatantState | None, message: str, *rolls: RollRecord) -> None:
-        """Add a transcript line (only when recording)."""
-        if self.log is not None:
-            self.log.append((self.round, actor.id if actor else None, message, rolls))
-
-    def raw(self, message: str, *rolls: RollRecord) -> None:
-        if self.log is not None:
-            self.log.append((None, None, message, rolls))
-
     def state_change(self, target: CombatantState) -> None:
         if self.log is None:
             return
         label = target.life_label()
         if target.dead:
-            self.note(target, "meurt" if not target.profile.no_con else "est détruit")
+            kind: LifeChangeKind = "destroyed" if target.profile.no_con else "dead"
         elif label == "mourant":
-            self.note(target, f"tombe, mourant ({target.hp} pv)")
+            kind = "dying"
         elif label == "invalide":
-            self.note(target, "est invalide (0 pv)")
-
-    def fmt(self, cell: Cell) -> str:
-        """A square as the transcript writes it: ``(row,column)``."""
-        r, c = self.gmap.rc(cell)
-        return f"({r},{c})"
+            kind = "disabled"
+        else:
+            return
+        self.log.append(LifeChange(self.round, target.id, kind, target.hp))
 
     def target(self, target_id: str | None) -> CombatantState | None:
         """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""

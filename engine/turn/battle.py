@@ -32,13 +32,25 @@ from engine.content.actions import (
 from engine.content.maps import GameMap
 from engine.content.packs import D20_PLAIN
 from engine.core.checks import CheckKind, Modifier, check
+from engine.core.events import (
+    ActionFailed,
+    Delayed,
+    Event,
+    FightEnd,
+    FightEndKind,
+    Initiative,
+    Rationale,
+    Skipped,
+    Strained,
+    SurpriseRound,
+)
 from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
 from engine.rules.table import ACTIONS
 from engine.state.effects import Cond, Moment, tick
-from engine.state.fight import FightState, LogEntry, ReactionEvent
+from engine.state.fight import FightState, ReactionEvent
 from engine.state.state import CombatantState
 from engine.view.observation import Observation
 from engine.view.options import legal_options
@@ -69,7 +81,8 @@ class FightResult:
     winner: str | None
     rounds: int
     combatants: tuple[CombatantState, ...]
-    log: tuple[LogEntry, ...] | None
+    #: the transcript's events (:mod:`engine.core.events`), ``None`` when none was kept
+    log: tuple[Event, ...] | None
 
 
 class Battle:
@@ -148,7 +161,8 @@ class Battle:
             c.initiative = rec.total
             c.init_key = float(rec.total)
             c.initiative_roll = rec
-            fight.raw(f"initiative : {c.id} d20={rec.natural}{mod:+d}={rec.total}", rec)
+            if fight.log is not None:
+                fight.log.append(Initiative(None, None, c.id, rec, mod))
         self._sort_order()
 
     def _sort_order(self) -> None:
@@ -189,10 +203,12 @@ class Battle:
             if not actor.active:  # unconscious from nonlethal damage
                 continue
             if surprise and not actor.aware:
-                fight.note(actor, "surpris : ne peut pas agir")
+                if fight.log is not None:
+                    fight.log.append(Skipped(fight.round, actor.id, "surprised"))
                 continue
             if actor.ready_spent_round == fight.round:  # SRD « Ready »
-                fight.note(actor, "a déjà agi ce round (action préparée)")
+                if fight.log is not None:
+                    fight.log.append(Skipped(fight.round, actor.id, "ready_spent"))
                 continue
             self._delay_target = None
             if self.take_turn(actor):
@@ -211,7 +227,8 @@ class Battle:
         if all(awake) or not any(awake):
             return False
         fight.round = 0
-        fight.raw("round de surprise")
+        if fight.log is not None:
+            fight.log.append(SurpriseRound(None, None))
         return self._play_round(surprise=True)
 
     def run(self) -> FightResult:
@@ -234,14 +251,14 @@ class Battle:
             over = self._play_round()
         standing = fight.sides_standing()
         rnd = fight.round
-        unit = "rounds" if rnd > 1 else "round"
+        kind: FightEndKind
         if over and len(standing) == 1:
             winner = standing[0]
-            fight.raw(f"combat terminé : victoire de {winner} en {rnd} {unit}")
-        elif over:
-            fight.raw(f"combat terminé : nul, tous les camps sont hors de combat en {rnd} {unit}")
+            kind = "victory"
         else:
-            fight.raw(f"combat terminé : nul (plafond de {self.round_cap} {unit} atteint)")
+            kind = "all_down" if over else "round_cap"
+        if fight.log is not None:
+            fight.log.append(FightEnd(None, None, kind, winner, rnd, self.round_cap))
         return FightResult(
             winner,
             rnd,
@@ -291,7 +308,7 @@ class Battle:
         policy = self.policy_for(actor)
         plan = policy.decide(obs)
         if fight.log is not None and plan.rationale and getattr(policy, "explain", False):
-            fight.note(actor, f"raisonnement : {plan.rationale}")
+            fight.log.append(Rationale(fight.round, actor.id, plan.rationale))
         actions = plan.actions
         surprise = fight.round == 0
         if surprise:  # SRD « Surprise »: a full attack becomes one attack
@@ -316,7 +333,9 @@ class Battle:
                 assert dropped is not None
                 out.append(dropped)
                 if fight.log is not None:
-                    fight.note(actor, f"action refusée : {action.kind} ({dropped.reason})")
+                    fight.log.append(
+                        ActionFailed(fight.round, actor.id, action.kind, str(dropped.reason), True)
+                    )
                 continue
             if not actor.active:
                 out.append(ActionResult(action.kind, False, Reason.ACTOR_DOWN))
@@ -325,7 +344,9 @@ class Battle:
             result = self.dispatch(actor, action, first=not out)
             out.append(result)
             if not result.ok and fight.log is not None:
-                fight.note(actor, f"action sans effet : {action.kind} ({result.reason})")
+                fight.log.append(
+                    ActionFailed(fight.round, actor.id, action.kind, str(result.reason), False)
+                )
             if action.kind == "delay":
                 delayed = result.ok
             elif (
@@ -336,7 +357,7 @@ class Battle:
             ):
                 lose_hp(actor, 1)
                 if fight.log is not None:
-                    fight.note(actor, "s'épuise en agissant : -1 pv")
+                    fight.log.append(Strained(fight.round, actor.id))
                     fight.state_change(actor)
         actor.last_results = tuple(out)
         fight.acting = None
@@ -354,8 +375,9 @@ class Battle:
             return ActionResult("delay", False, Reason.DOWNGRADED_ACTION_ECONOMY)
         actor.delayed = True
         self._delay_target = plan.target_id
-        where = f"avant {plan.target_id}" if plan.target_id else "en fin de round"
-        self.fight.note(actor, f"retarde son tour ({where})")
+        fight = self.fight
+        if fight.log is not None:
+            fight.log.append(Delayed(fight.round, actor.id, plan.target_id))
         return succeeded("delay", Reason.DELAYED)
 
     def dispatch(

@@ -1,0 +1,346 @@
+"""What happened in a fight, as small frozen records: the transcript's events.
+
+The rules append them to ``FightState.log`` only when a log is kept (``log`` is
+``None`` otherwise, and a rule builds nothing); :mod:`harness.transcript`
+renders them as the French lines of the transcript. Every event carries the
+round it happened in (``None`` for lines outside the rounds: initiative, end
+of fight) and the id of the combatant the line is about (``None`` when none).
+Events hold plain values (ids, numbers, squares as ``(row, column)``, the
+:class:`~engine.core.checks.RollRecord` of each roll), never a mutable state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.core.checks import RollRecord
+
+#: how a swing ended: missed, hit then missed on the concealment d100, hit
+AttackOutcome = Literal["miss", "concealed", "hit"]
+
+#: what provoked an attack of opportunity: leaving a threatened square, shooting
+#: from one, standing up, a Tiny creature entering the square of a bigger one
+Provocation = Literal["leaves", "shoots", "stands", "enters"]
+
+#: why an attack of opportunity could not be made
+Blocked = Literal["cover", "total_concealment"]
+
+#: how a combatant moved: the verbs of :func:`engine.rules.moves.walk`'s callers
+MoveKind = Literal["move", "step", "charge", "run", "withdraw", "tumble"]
+
+#: a defensive stance taken for the round
+StanceKind = Literal["total_defense", "fight_defensively"]
+
+#: why a hidden creature is seen again: it attacked, charged, ran, or someone sees it
+RevealCause = Literal["attack", "charge", "run", "seen"]
+
+#: why a combatant's turn is skipped: surprised in the surprise round, or its
+#: readied action already fired this round
+SkipCause = Literal["surprised", "ready_spent"]
+
+#: how the fight ended: one side standing, every side down, the round cap
+FightEndKind = Literal["victory", "all_down", "round_cap"]
+
+#: a combatant's change of state after damage: dead, destroyed (no Constitution),
+#: dying, disabled, unconscious from nonlethal damage
+LifeChangeKind = Literal["dead", "destroyed", "dying", "disabled", "unconscious"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every event: when and about whom."""
+
+    round: int | None
+    actor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Event):
+    """One swing of ``actor`` against ``target``, with its outcome and damage.
+
+    ``confirm`` is the confirmation roll of a threat (``None`` without one);
+    ``multiplier`` is the damage multiplier applied (1 unless confirmed). The
+    damage fields and the target's state after the hit are meaningful only when
+    ``outcome`` is ``"hit"``; ``d100`` and ``miss_chance`` only on concealment.
+    """
+
+    target: str
+    weapon: str
+    roll: RollRecord
+    ac: int
+    ac_notes: tuple[str, ...]
+    outcome: AttackOutcome
+    confirm: RollRecord | None = None
+    multiplier: int = 1
+    d100: int = 0
+    miss_chance: int = 0
+    damage: int = 0
+    nonlethal: int = 0
+    minimum: bool = False
+    immune: bool = False
+    dr_absorbed: int = 0
+    energy_notes: tuple[str, ...] = ()
+    target_hp: int = 0
+    target_hp_max: int = 0
+    target_nonlethal: int = 0
+    target_life: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Event):
+    """``actor`` walked through ``path`` (squares as ``(row, column)``, start
+    included), up to an interruption (an attack of opportunity, a readied
+    action) or the end of the move."""
+
+    kind: MoveKind
+    path: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpportunityAttack(Event):
+    """``actor`` makes (or, when ``blocked``, cannot make) an attack of
+    opportunity against ``target``; the swing follows as an :class:`Attack`."""
+
+    target: str
+    provocation: Provocation
+    blocked: Blocked | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TumbleCheck(Event):
+    """``actor``'s Acrobatics check to move through ``enemy``'s threatened
+    squares: ``roll`` against the enemy's CMD plus ``extra_dc`` for the
+    opponents already tested this move."""
+
+    enemy: str
+    roll: RollRecord
+    extra_dc: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stance(Event):
+    """``actor`` takes a defensive stance: ``attack`` to its attack rolls (0 for
+    total defense), ``ac`` to its Armor Class."""
+
+    kind: StanceKind
+    attack: int
+    ac: int
+
+
+@dataclass(frozen=True, slots=True)
+class Posture(Event):
+    """``actor`` drops prone (``prone``) or stands up."""
+
+    prone: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hide(Event):
+    """``actor`` hides: its Stealth check."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class InSight(Event):
+    """``actor`` tried to hide but these enemies still see it (neither cover
+    nor concealment against them)."""
+
+    seen_by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SneakMove(Event):
+    """``actor`` moves while hidden: the Stealth check (with the moving penalty)
+    every observer it is still hidden from tests against."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Spot(Event):
+    """``actor``'s Perception check against ``hider``'s Stealth total."""
+
+    hider: str
+    roll: RollRecord
+    stealth: int
+    noticed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed(Event):
+    """``actor`` is no longer hidden: from everyone (``by`` is ``None``) after an
+    attack, a charge or a run, or from ``by``, who sees it."""
+
+    cause: RevealCause
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stabilization(Event):
+    """A dying ``actor``'s stabilization check; ``hp`` after it (one lost on a
+    failure), ``dead`` when that loss killed it."""
+
+    roll: RollRecord
+    hp: int
+    dead: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WeaponState(Event):
+    """``actor``'s ``weapon`` misfired and broke (``broken``) or was repaired."""
+
+    weapon: str
+    broken: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Scatter(Event):
+    """``actor``'s missed splash ``weapon`` deviates: the d8 (1 falls short), the
+    squares it should fly, where it lands (``(row, column)``) and whether a wall
+    or the map's edge stopped it first."""
+
+    weapon: str
+    d8: int
+    squares: int
+    landing: tuple[int, int]
+    stopped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Splash(Event):
+    """``actor``'s splash deals ``damage`` to ``target`` (``energy_note``: its
+    resistance or immunity), with the target's state after it."""
+
+    target: str
+    damage: int
+    energy_note: str | None
+    target_hp: int
+    target_hp_max: int
+    target_life: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyTaken(Event):
+    """``actor`` readies an attack (on ``target`` when named) for ``trigger``."""
+
+    trigger: str
+    target: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyExpired(Event):
+    """``actor``'s readied action ended unfired (its turn came back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyFired(Event):
+    """``actor``'s readied attack fires on ``trigger`` against ``target``."""
+
+    trigger: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Immediate(Event):
+    """``actor`` takes an immediate action: in its own plan (``reaction`` is
+    ``None``) or in reaction to the event kind ``reaction``."""
+
+    reaction: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionRefused(Event):
+    """``actor``'s answer to a reaction was not an immediate action."""
+
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Aid(Event):
+    """``actor`` aids ``ally`` against ``opponent`` (``mode``: its attack or its
+    AC): ``roll`` against AC 10, ``bonus`` granted on a success."""
+
+    ally: str
+    opponent: str
+    mode: str
+    roll: RollRecord
+    bonus: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunCheck(Event):
+    """``actor``'s Constitution check to keep running (a failure ends the run)."""
+
+    roll: RollRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative(Event):
+    """``combatant``'s initiative roll (``modifier``: its initiative modifier)."""
+
+    combatant: str
+    roll: RollRecord
+    modifier: int
+
+
+@dataclass(frozen=True, slots=True)
+class SurpriseRound(Event):
+    """The surprise round begins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped(Event):
+    """``actor``'s turn is skipped."""
+
+    cause: SkipCause
+
+
+@dataclass(frozen=True, slots=True)
+class Rationale(Event):
+    """The policy's explanation of ``actor``'s plan (policy text, not the engine's)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionFailed(Event):
+    """One action of ``actor``'s plan: refused before it was tried (``refused``)
+    or tried without effect, with the :class:`~engine.content.actions.Reason`."""
+
+    kind: str
+    reason: str
+    refused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Strained(Event):
+    """A disabled ``actor`` loses 1 hit point for its standard action."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed(Event):
+    """``actor`` delays its turn: to act before ``before``, or at the round's end."""
+
+    before: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FightEnd(Event):
+    """The fight is over after ``rounds`` rounds: ``winner``'s victory, every side
+    down, or ``round_cap`` reached."""
+
+    kind: FightEndKind
+    winner: str | None
+    rounds: int
+    round_cap: int
+
+
+@dataclass(frozen=True, slots=True)
+class LifeChange(Event):
+    """``actor`` died, was destroyed, fell dying, disabled or unconscious."""
+
+    kind: LifeChangeKind
+    hp: int

@@ -1,0 +1,302 @@
+"""The engine's events rendered as the French lines of the transcript.
+
+:func:`render` turns one :class:`~engine.core.events.Event` into a line
+``(round, actor id, message, rolls)``: the round is ``None`` for lines outside
+the rounds (initiative, end of fight), which the transcript keeps raw.
+:func:`lines` renders a whole log; every reader of a fight's transcript
+(terminal report, bench scripts, tests) goes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.core.checks import RollRecord
+from engine.core.events import (
+    ActionFailed,
+    Aid,
+    Attack,
+    Delayed,
+    Event,
+    FightEnd,
+    Hide,
+    Immediate,
+    Initiative,
+    InSight,
+    LifeChange,
+    Moved,
+    OpportunityAttack,
+    Posture,
+    Rationale,
+    ReactionRefused,
+    ReadyExpired,
+    ReadyFired,
+    ReadyTaken,
+    Revealed,
+    RunCheck,
+    Scatter,
+    Skipped,
+    SneakMove,
+    Splash,
+    Spot,
+    Stabilization,
+    Stance,
+    Strained,
+    SurpriseRound,
+    TumbleCheck,
+    WeaponState,
+)
+
+#: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
+Line = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Note(Event):
+    """A line of free text, for tools and tests that lay out lines of their own
+    (the engine never emits one)."""
+
+    text: str
+    rolls: tuple[RollRecord, ...] = ()
+
+
+_LIFE_TEXT = {
+    "dead": "meurt",
+    "destroyed": "est détruit",
+    "disabled": "est invalide (0 pv)",
+    "unconscious": "tombe inconscient (dégâts non létaux)",
+}
+
+_PROVOCATION = {
+    "leaves": "quitte une case menacée",
+    "shoots": "tir depuis une case menacée",
+    "stands": "se relève",
+    "enters": "entre dans sa case",
+}
+_MOVE = {
+    "move": "déplacement",
+    "step": "pas de placement",
+    "charge": "charge",
+    "run": "course",
+    "withdraw": "retraite",
+    "tumble": "déplacement acrobatique",
+}
+#: French names of the readied actions' triggers
+TRIGGER_LABEL = {
+    "enemy_enters_reach": "un ennemi entre dans son allonge",
+    "enemy_casts": "un ennemi lance un sort",
+    "enemy_attacks": "un ennemi attaque",
+    "enemy_hits_ally": "un ennemi touche un allié",
+}
+_REVEAL = {"attack": "attaque", "charge": "charge", "run": "course", "seen": "vu"}
+_BLOCKED = {"cover": "abri", "total_concealment": "camouflage total"}
+
+
+def lines(log: Iterable[Event]) -> list[Line]:
+    """Every event of ``log`` rendered, in order."""
+    return [render(event) for event in log]
+
+
+def render(event: Event) -> Line:
+    """One event as its transcript line."""
+    if isinstance(event, Note):
+        return (event.round, event.actor, event.text, event.rolls)
+    if isinstance(event, Attack):
+        return _attack(event)
+    if isinstance(event, LifeChange):
+        if event.kind == "dying":
+            text = f"tombe, mourant ({event.hp} pv)"
+        else:
+            text = _LIFE_TEXT[event.kind]
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Moved):
+        path = "->".join(f"({r},{c})" for r, c in event.path)
+        return (event.round, event.actor, f"{_MOVE[event.kind]} {path}", ())
+    if isinstance(event, OpportunityAttack):
+        why = _PROVOCATION[event.provocation]
+        if event.blocked is None:
+            text = f"attaque d'opportunité contre {event.target} ({why})"
+        else:
+            text = (
+                f"attaque d'opportunité impossible contre {event.target} ({why}) : "
+                f"{_BLOCKED[event.blocked]}"
+            )
+        return (event.round, event.actor, text, ())
+    if isinstance(event, TumbleCheck):
+        roll = event.roll
+        extra = f" (+{event.extra_dc} autres adversaires)" if event.extra_dc else ""
+        verdict = "passe" if roll.success else "échoue, s'arrête"
+        text = f"acrobaties contre {event.enemy} {roll.explain('DMD')}{extra} : {verdict}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, Stance):
+        if event.kind == "total_defense":
+            text = f"défense totale (+{event.ac} CA)"
+        else:
+            text = f"combat sur la défensive ({event.attack} à l'attaque, +{event.ac} CA)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Posture):
+        return (event.round, event.actor, "se jette à terre" if event.prone else "se relève", ())
+    if isinstance(event, Hide):
+        text = f"se cache : Discrétion {event.roll.explain()}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, InSight):
+        text = f"reste en vue de {', '.join(event.seen_by)} (ni abri ni camouflage)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, SneakMove):
+        text = f"se déplace caché : Discrétion {event.roll.explain()}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, Spot):
+        verdict = "le repère" if event.noticed else "ne le repère pas"
+        text = (
+            f"Perception contre {event.hider} {event.roll.explain()} vs {event.stealth}"
+            f" -> {verdict}"
+        )
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, Revealed):
+        if event.by is None:
+            text = f"n'est plus caché ({_REVEAL[event.cause]})"
+        else:
+            text = f"n'est plus caché de {event.by} (vu)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Stabilization):
+        roll = event.roll
+        text = f"stabilisation {roll.explain('DD')}"
+        if roll.success:
+            text += " : stable"
+        elif event.dead:
+            text += " : meurt"
+        else:
+            text += f" : perd 1 pv ({event.hp} pv)"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, WeaponState):
+        if event.broken:
+            text = f"ENRAYEMENT : {event.weapon} est cassé (inutilisable avant réparation)"
+        else:
+            text = f"répare {event.weapon}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Scatter):
+        short = " (trop court)" if event.d8 == 1 else ""
+        unit = "cases" if event.squares > 1 else "case"
+        r, c = event.landing
+        text = f"{event.weapon} dévie : d8={event.d8}{short}, {event.squares} {unit}"
+        text += f" -> tombe en ({r},{c})"
+        if event.stopped:
+            text += " (arrêtée par un mur ou le bord)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Splash):
+        text = f"éclaboussure sur {event.target} : {event.damage} dégât"
+        text += "s" if event.damage > 1 else ""
+        if event.energy_note is not None:
+            text += f" ({event.energy_note})"
+        text += f" ({event.target} {event.target_hp}/{event.target_hp_max} pv"
+        if event.target_life != "actif":
+            text += f", {event.target_life}"
+        return (event.round, event.actor, text + ")", ())
+    if isinstance(event, ReadyTaken):
+        on = f" sur {event.target}" if event.target else ""
+        text = f"prépare une attaque{on} (si {TRIGGER_LABEL[event.trigger]})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReadyExpired):
+        text = "action préparée expirée (le déclencheur n'est pas survenu)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReadyFired):
+        text = f"action préparée ({TRIGGER_LABEL[event.trigger]}) : attaque sur {event.target}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Immediate):
+        text = "action immédiate"
+        if event.reaction is not None:
+            text += f" (en réaction : {event.reaction})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ReactionRefused):
+        text = f"réaction refusée : {event.kind} ({event.reason})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Aid):
+        what = "attaque" if event.mode == "attack" else "CA"
+        text = f"aide {event.ally} contre {event.opponent} ({what}) {event.roll.explain('CA')}"
+        if event.roll.success:
+            text += f" : +{event.bonus} en {what}"
+        return (event.round, event.actor, text, (event.roll,))
+    if isinstance(event, RunCheck):
+        roll = event.roll
+        head = "continue de courir" if roll.success else "course interrompue"
+        text = f"{head} : Constitution {roll.explain('DD')}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, Initiative):
+        roll = event.roll
+        text = f"initiative : {event.combatant} d20={roll.natural}{event.modifier:+d}={roll.total}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, SurpriseRound):
+        return (event.round, event.actor, "round de surprise", ())
+    if isinstance(event, Skipped):
+        if event.cause == "surprised":
+            text = "surpris : ne peut pas agir"
+        else:
+            text = "a déjà agi ce round (action préparée)"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Rationale):
+        return (event.round, event.actor, f"raisonnement : {event.text}", ())
+    if isinstance(event, ActionFailed):
+        head = "action refusée" if event.refused else "action sans effet"
+        return (event.round, event.actor, f"{head} : {event.kind} ({event.reason})", ())
+    if isinstance(event, Strained):
+        return (event.round, event.actor, "s'épuise en agissant : -1 pv", ())
+    if isinstance(event, Delayed):
+        where = f"avant {event.before}" if event.before else "en fin de round"
+        return (event.round, event.actor, f"retarde son tour ({where})", ())
+    if isinstance(event, FightEnd):
+        return (event.round, event.actor, _fight_end(event), ())
+    raise TypeError(f"unknown event {type(event).__name__}")
+
+
+def _fight_end(e: FightEnd) -> str:
+    unit = "rounds" if e.rounds > 1 else "round"
+    if e.kind == "victory":
+        return f"combat terminé : victoire de {e.winner} en {e.rounds} {unit}"
+    if e.kind == "all_down":
+        return f"combat terminé : nul, tous les camps sont hors de combat en {e.rounds} {unit}"
+    return f"combat terminé : nul (plafond de {e.round_cap} {unit} atteint)"
+
+
+def _attack(e: Attack) -> Line:
+    detail = f" ({', '.join(e.ac_notes)})" if e.ac_notes else ""
+    roll = e.roll
+    text = (
+        f"{e.weapon} vs {e.target} d20={roll.natural}{roll.modifier_total:+d}={roll.total}"
+        f" CA {e.ac}{detail}"
+    )
+    if e.outcome == "miss":
+        return (e.round, e.actor, text + " -> RATÉ", (roll,))
+    if e.outcome == "concealed":
+        text += f" -> TOUCHÉ, mais camouflage : d100={e.d100} ≤ {e.miss_chance} % -> RATÉ"
+        return (e.round, e.actor, text, (roll,))
+    confirm = e.confirm
+    if confirm is not None:
+        verdict = "CRITIQUE" if confirm.success else "non confirmé"
+        text += (
+            f" -> MENACE, confirmation d20={confirm.natural}"
+            f"{confirm.modifier_total:+d}={confirm.total} -> {verdict}"
+        )
+        if confirm.success:
+            text += f" ×{e.multiplier}"
+    else:
+        text += " -> TOUCHÉ"
+    if e.nonlethal:
+        text += f" : {e.nonlethal} non {'létaux' if e.nonlethal > 1 else 'létal'}"
+        if e.minimum:
+            text += " (dégâts minimum)"
+        elif e.immune:
+            text += " (immunisé)"
+    else:
+        text += f" : {e.damage} dégât{'s' if e.damage > 1 else ''}"
+    if e.dr_absorbed:
+        text += f" (RD absorbe {e.dr_absorbed})"
+    for note in e.energy_notes:
+        text += f" ({note})"
+    text += f" ({e.target} {e.target_hp}/{e.target_hp_max} pv"
+    if e.target_nonlethal:
+        text += f", {e.target_nonlethal} non létaux"
+    if e.target_life != "actif":
+        text += f", {e.target_life}"
+    text += ")"
+    return (e.round, e.actor, text, (roll, confirm) if confirm is not None else (roll,))
