@@ -145,9 +145,8 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_graph_is_read() -> None:
     graph = import_graph(ENGINE)
-    assert (
-        "engine.rules.readiness" in graph["engine.turn.battle"]
-    )  # `from engine.rules import readiness`
+    # `from engine.rules import readiness`
+    assert "engine.rules.readiness" in graph["engine.turn.battle"]
     assert "engine.rules.attack" in graph["engine.rules.aoo"]
     assert {_layer(m) for m in graph} == {"", *LAYERS}
 
