@@ -116,7 +116,14 @@ from engine.content.actions import (
 )
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
-from engine.content.validation import StrictModel, load_yaml, read_text, validate
+from engine.content.validation import (
+    StrictModel,
+    empty_dict,
+    empty_list,
+    load_yaml,
+    read_text,
+    validate,
+)
 from engine.state.effects import Cond
 from engine.view.observation import Observation
 from engine.view.snapshot import CombatantView
@@ -140,7 +147,7 @@ class Tactics(StrictModel):
     targets: list[TargetCriterion] = Field(default_factory=lambda: ["nearest", "weakest"])
     #: named enemies (combatant id or creature name, case-insensitive), first listed first;
     #: they come before every criterion while they stand
-    focus: list[str] = Field(default_factory=list)
+    focus: list[str] = Field(default_factory=empty_list)
     #: the side keeps one shared target until it falls (chosen by the first to act)
     focus_fire: bool = False
     #: which weapons: ``any`` (heuristic order), ``melee`` only, ``ranged`` first
@@ -198,7 +205,7 @@ class Behaviour(Tactics):
     :class:`Tactics` plus targeting by role and the choice of squares."""
 
     #: enemy roles to target first, in order (after ``focus``, before ``targets``)
-    target_roles: list[RoleTag] = Field(default_factory=list)
+    target_roles: list[RoleTag] = Field(default_factory=empty_list)
     #: an ally (id or creature name): target what it last targeted while both stand
     same_target_as: str | None = Field(default=None, min_length=1)
     #: charge before any other attack whenever a charge is possible (needs ``charge``)
@@ -267,13 +274,13 @@ class StrategySpec(Behaviour):
     name: str | None = None
     #: per combatant id (``goblin-2``…) or per role tag of our own side (``ranged``…):
     #: the fields that differ from the side's (tags in their order, then the id's)
-    roles: dict[str, Role] = Field(default_factory=dict)
+    roles: dict[str, Role] = Field(default_factory=empty_dict)
     #: role tags given by hand, per combatant id or creature name (either side),
     #: added to the derived ones
-    combatant_roles: dict[str, list[RoleTag]] = Field(default_factory=dict)
+    combatant_roles: dict[str, list[RoleTag]] = Field(default_factory=empty_dict)
     #: behaviour switches, evaluated each turn: the first whose conditions hold
     #: applies its overrides over the side's and the roles'
-    phases: list[Phase] = Field(default_factory=list)
+    phases: list[Phase] = Field(default_factory=empty_list)
 
     def tactics_for(
         self, combatant_id: str, tags: tuple[str, ...] = (), phase: int | None = None

@@ -151,20 +151,23 @@ def test_the_start_up_runs_without_collections_and_the_fights_with_them() -> Non
 def test_no_engine_content_model_has_a_builtin_default_factory() -> None:
     """``Field(default_factory=list)`` makes pydantic tokenize ``list``'s text
     signature, which compiles a large regular expression at every start-up: the
-    engine's models use ``engine.content.validation.empty_list`` / ``empty_dict``."""
+    engine's models (and the strategy spec's, built by every strategy run) use
+    ``engine.content.validation.empty_list`` / ``empty_dict``."""
     import engine.content.creatures
     import engine.content.maps
     import engine.content.packs
+    import policies.strategy
     from engine.content.validation import StrictModel
 
     assert engine.content.creatures and engine.content.maps and engine.content.packs
+    assert policies.strategy
     models: list[type[StrictModel]] = []
     todo = [StrictModel]
     while todo:
         for sub in todo.pop().__subclasses__():
             models.append(sub)
             todo.append(sub)
-    engine_models = [m for m in models if m.__module__.startswith("engine.")]
+    engine_models = [m for m in models if m.__module__.startswith(("engine.", "policies.strategy"))]
     assert len(engine_models) > 15
     builtin = [
         f"{m.__module__}.{m.__name__}.{name}"
