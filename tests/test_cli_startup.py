@@ -63,9 +63,10 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _modules_after(args: list[str]) -> tuple[int, set[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROGRAM, json.dumps(args)],
+def _python(program: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``program`` in a fresh interpreter at the repository root (it must succeed)."""
+    return subprocess.run(
+        [sys.executable, "-c", program, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -73,6 +74,10 @@ def _modules_after(args: list[str]) -> tuple[int, set[str]]:
         check=True,
         timeout=120,
     )
+
+
+def _modules_after(args: list[str]) -> tuple[int, set[str]]:
+    proc = _python(PROGRAM, json.dumps(args))
     found = json.loads(proc.stdout.splitlines()[-1])
     return found["code"], set(found["modules"])
 
@@ -131,15 +136,7 @@ entry()
 
 
 def test_the_start_up_runs_without_collections_and_the_fights_with_them() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", GC_PROGRAM, json.dumps([*QUICK, "--runs", "2"])],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-        timeout=120,
-    )
+    proc = _python(GC_PROGRAM, json.dumps([*QUICK, "--runs", "2"]))
     seen = json.loads(proc.stderr.splitlines()[-1])
     # nothing collected between the entry point and the fights; the fights run with
     # the collector on, the start-up's objects frozen
@@ -195,13 +192,5 @@ entry()
 def test_a_command_without_fights_runs_with_the_collector_on() -> None:
     """``roll`` (as ``report`` or ``strategy``, which may run a model) turns the
     collector back on when it is dispatched: only the start-up runs without it."""
-    proc = subprocess.run(
-        [sys.executable, "-c", ROLL_GC_PROGRAM],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-        timeout=120,
-    )
+    proc = _python(ROLL_GC_PROGRAM)
     assert "enabled=True" in proc.stderr
