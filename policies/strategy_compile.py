@@ -387,17 +387,17 @@ UNSUPPORTED = _rx(
     r"soign\w* (?:nos|vos|les|notre|votre)",
     r"heal (?:our|your|the)",
 )
-#: the words of a condition (« quand », « jusqu'à », « if », « below »…): left in a
-#: fragment once the conditions code reads were consumed, a condition it did not read
-_CONDITION = _rx(r"quand", r"lorsqu\w*", r"si", r"s il", r"s ils", r"des que", r"une fois",
-                 r"tant qu\w*", r"jusqu\w*", r"sous", r"en dessous", r"moins de", r"apres",
-                 r"avant", r"when", r"if", r"once", r"until", r"till", r"as soon as",
-                 r"while", r"after", r"before", r"below", r"under", r"unless", r"sauf")  # fmt: skip
+#: the words that open a subordinate clause of condition (« quand », « jusqu'à », « if »…)
+_SUBORDINATE_WORDS = (
+    r"quand", r"lorsqu\w*", r"si", r"s il", r"s ils", r"des que", r"une fois", r"tant qu\w*",
+    r"jusqu\w*", r"apres", r"avant", r"sous", r"when", r"if", r"once", r"until", r"as soon as",
+    r"while", r"after", r"before", r"below", r"under",
+)  # fmt: skip
+#: the words of a condition: left in a fragment once the conditions code reads were
+#: consumed, a condition it did not read
+_CONDITION = _rx(*_SUBORDINATE_WORDS, r"en dessous", r"moins de", r"till", r"unless", r"sauf")
 #: a fragment that opens with one of these is a subordinate clause: it joins the next one
-_SUBORDINATE = re.compile(
-    r"^(?:quand|lorsqu\w*|si|s il|s ils|des que|une fois|tant qu\w*|jusqu\w*|apres|avant"
-    r"|sous|when|if|once|until|as soon as|while|after|before|below|under)\b"
-)
+_SUBORDINATE = re.compile(r"^(?:" + "|".join(_SUBORDINATE_WORDS) + r")\b")
 #: where a text is cut into fragments (a decimal comma or point is not a cut)
 _CUT = re.compile(
     r"((?<!\d)[.,](?!\d)|[;:!?\n]|\s(?:et|and|puis|then|ensuite|mais|but|sinon|otherwise)\s)",
