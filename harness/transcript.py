@@ -17,11 +17,17 @@ from engine.core.events import (
     ActionFailed,
     Aid,
     Attack,
+    Bled,
+    CannotAct,
+    ConditionEnded,
+    ConditionGained,
+    Confusion,
     Delayed,
     Event,
     FightEnd,
     Hide,
     Immediate,
+    Immune,
     Initiative,
     InSight,
     LifeChange,
@@ -35,6 +41,7 @@ from engine.core.events import (
     ReadyTaken,
     Revealed,
     RunCheck,
+    SavingThrow,
     Scatter,
     Skipped,
     SneakMove,
@@ -47,6 +54,7 @@ from engine.core.events import (
     TumbleCheck,
     WeaponState,
 )
+from engine.state.conditions import CONDITIONS
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
 Line = tuple[int | None, str | None, str, tuple[RollRecord, ...]]
@@ -161,6 +169,10 @@ def render(event: Event) -> Line:
         return (event.round, event.actor, text, ())
     if isinstance(event, Stabilization):
         roll = event.roll
+        if roll is None:  # bleeding: no roll
+            text = "stabilisation impossible (hémorragie)"
+            text += " : meurt" if event.dead else f" : perd 1 pv ({event.hp} pv)"
+            return (event.round, event.actor, text, ())
         text = f"stabilisation {roll.explain('DD')}"
         if roll.success:
             text += " : stable"
@@ -246,6 +258,9 @@ def render(event: Event) -> Line:
         return (event.round, event.actor, f"retarde son tour ({where})", ())
     if isinstance(event, FightEnd):
         return (event.round, event.actor, _fight_end(event), ())
+    line = _condition_line(event)
+    if line is not None:
+        return line
     raise TypeError(f"unknown event {type(event).__name__}")
 
 
@@ -300,3 +315,57 @@ def _attack(e: Attack) -> Line:
         text += f", {e.target_life}"
     text += ")"
     return (e.round, e.actor, text, (roll, confirm) if confirm is not None else (roll,))
+
+
+_SAVE_NAMES = {"fort": "Vigueur", "ref": "Réflexes", "will": "Volonté"}
+_CONFUSION = {
+    "normal": "agit normalement",
+    "babble": "balbutie (tour perdu)",
+    "self": "se blesse",
+    "nearest": "attaque la créature la plus proche",
+    "retaliate": "riposte contre son agresseur",
+}
+
+
+def _rounds(n: int | None) -> str:
+    if n is None:
+        return ""
+    return f" ({n} round{'s' if n > 1 else ''})"
+
+
+def _condition_line(event: Event) -> Line | None:
+    """The lines of saves and conditions (:mod:`engine.rules.saves`, :mod:`engine.rules.status`)."""
+    if isinstance(event, SavingThrow):
+        save = _SAVE_NAMES[event.save]
+        roll = event.roll
+        if roll is None:
+            return (event.round, event.actor, f"{event.effect} : inoffensif, aucun jet", ())
+        text = f"jet de {save} contre {event.effect} {roll.explain('DD')}"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, ConditionGained):
+        label = CONDITIONS[event.condition].label
+        text = f"devient {label}{_rounds(event.rounds)} ({event.effect})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, ConditionEnded):
+        label = CONDITIONS[event.condition].label
+        return (event.round, event.actor, f"n'est plus {label}", ())
+    if isinstance(event, Immune):
+        if event.why == "aura":
+            text = f"{event.effect} : protégé (jet de sauvegarde déjà réussi)"
+        else:
+            text = f"{event.effect} : immunisé ({event.why})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, CannotAct):
+        label = CONDITIONS[event.condition].label
+        return (event.round, event.actor, f"{label} : ne peut pas agir", ())
+    if isinstance(event, Bled):
+        return (event.round, event.actor, f"hémorragie : -{event.amount} pv ({event.hp} pv)", ())
+    if isinstance(event, Confusion):
+        head = "confus" if not event.d100 else f"confus, d%={event.d100}"
+        text = f"{head} : {_CONFUSION[event.band]}"
+        if event.band == "self":
+            text += f" ({event.damage} dégât{'s' if event.damage > 1 else ''})"
+        elif event.band in ("nearest", "retaliate") and event.target is not None:
+            text += f" ({event.target})"
+        return (event.round, event.actor, text, ())
+    return None

@@ -338,6 +338,12 @@ class Reason(StrEnum):
     #: extension: ``hide`` with every active enemy seeing the actor plainly (no
     #: cover, no concealment): Stealth needs one or the other
     IN_PLAIN_SIGHT = "in_plain_sight"
+    #: extension: a condition keeps it from moving (grappled, pinned, paralyzed…)
+    CANNOT_MOVE = "cannot_move"
+    #: extension: a condition keeps it from running or charging (fatigued, entangled…)
+    CANNOT_RUN_OR_CHARGE = "cannot_run_or_charge"
+    #: extension: a condition keeps it from acting (stunned, dazed, asleep…)
+    CANNOT_ACT = "cannot_act"
 
 
 REASONS = frozenset(r.value for r in Reason)

@@ -430,5 +430,7 @@ PF1E = load_pack(DEFAULT_PACK)
 D20_ATTACK = PF1E.mechanic("attack")
 #: Stabilization (SRD « Dying »: a natural 20 always stabilizes).
 D20_STABILIZE = PF1E.mechanic("stabilize")
+#: Saving throws (SRD « Saving Throws »: natural 20 succeeds, natural 1 fails).
+D20_SAVE = PF1E.mechanic("save")
 #: Plain d20 roll with no natural results (initiative, ability and skill checks).
 D20_PLAIN = PF1E.mechanic("check")

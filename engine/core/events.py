@@ -39,6 +39,11 @@ RevealCause = Literal["attack", "charge", "run", "seen"]
 #: readied action already fired this round
 SkipCause = Literal["surprised", "ready_spent"]
 
+#: what a confused creature does on its turn (SRD « Confused », d%): acts
+#: normally, babbles, hurts itself, attacks the nearest creature; or attacks the
+#: creature that attacked it
+ConfusionBand = Literal["normal", "babble", "self", "nearest", "retaliate"]
+
 #: how the fight ended: one side standing, every side down, the round cap
 FightEndKind = Literal["victory", "all_down", "round_cap"]
 
@@ -182,7 +187,8 @@ class Stabilization(Event):
     """A dying ``actor``'s stabilization check; ``hp`` after it (one lost on a
     failure), ``dead`` when that loss killed it."""
 
-    roll: RollRecord
+    #: ``None``: no roll (a bleeding creature cannot stabilize)
+    roll: RollRecord | None
     hp: int
     dead: bool
 
@@ -344,3 +350,67 @@ class LifeChange(Event):
 
     kind: LifeChangeKind
     hp: int
+
+
+@dataclass(frozen=True, slots=True)
+class SavingThrow(Event):
+    """``actor``'s saving throw (``save``: fort, ref, will) against ``effect`` of DC
+    ``dc``; ``roll`` is ``None`` for a harmless effect (no die)."""
+
+    effect: str
+    save: str
+    dc: int
+    roll: RollRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionGained(Event):
+    """``actor`` gains condition ``condition`` (a file name of the table) for
+    ``rounds`` rounds (``None``: until something ends it), from ``effect``."""
+
+    condition: str
+    rounds: int | None
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionEnded(Event):
+    """``actor``'s condition ``condition`` ends (its duration ran out, or a rule ended it)."""
+
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class Immune(Event):
+    """``actor`` is immune to ``effect`` (``why``: the immunity, or « aura » when a
+    successful save against that aura protects it)."""
+
+    effect: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class CannotAct(Event):
+    """``actor`` loses its turn to condition ``condition``."""
+
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class Bled(Event):
+    """``actor`` loses ``amount`` hit points to bleeding at the start of its turn."""
+
+    amount: int
+    hp: int
+
+
+@dataclass(frozen=True, slots=True)
+class Confusion(Event):
+    """A confused ``actor``'s d% at the start of its turn (0 when it retaliates
+    without rolling) and what it does; ``target``: whom it attacks."""
+
+    d100: int
+    band: ConfusionBand
+    target: str | None = None
+    #: the hit points it dealt itself (band « self »)
+    damage: int = 0

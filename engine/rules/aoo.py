@@ -44,8 +44,27 @@ from engine.content.space import footprint
 from engine.core.events import Blocked, OpportunityAttack, Provocation
 from engine.geometry.reach import body_cover, threat
 from engine.rules.attack import resolve_swing, total_concealment
+from engine.state.conditions import NO_AOO
+from engine.state.effects import Cond
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
+
+_FLAT_FOOTED = Cond.FLAT_FOOTED.value
+#: the conditions that forbid attacks of opportunity, flat-footed apart
+_NO_AOO = NO_AOO & ~_FLAT_FOOTED
+
+
+def no_aoo(enemy: CombatantState) -> bool:
+    """Whether a condition keeps ``enemy`` from making attacks of opportunity
+    (SRD « Confused », « Grappled », « Flat-Footed » — unless it has Combat
+    Reflexes —, and every condition that keeps it from acting)."""
+    cond = enemy.effects.cond
+    if not cond:
+        return False
+    if cond & _NO_AOO:
+        return True
+    return bool(cond & _FLAT_FOOTED) and "combat reflexes" not in enemy.profile.features
+
 
 #: what provoked the attack (rendered in French by :mod:`harness.transcript`)
 LEAVES: Provocation = "leaves"
@@ -68,7 +87,9 @@ def opportunities(
             return
         if not enemy.active or enemy.side == mover.side:
             continue
-        if enemy.aoo_used >= enemy.profile.aoo_per_round:
+        if enemy.aoo_used >= enemy.profile.aoo_per_round or (
+            enemy.effects.cond & NO_AOO and no_aoo(enemy)
+        ):
             continue
         if movement and enemy.id in mover.provoked_by:
             continue
@@ -144,7 +165,9 @@ def provoke_entering(fight: FightState, mover: CombatantState, cell: Cell) -> bo
             continue
         if cell not in footprint(gmap, enemy.pos, enemy.space):
             continue
-        if enemy.aoo_used >= enemy.profile.aoo_per_round:
+        if enemy.aoo_used >= enemy.profile.aoo_per_round or (
+            enemy.effects.cond & NO_AOO and no_aoo(enemy)
+        ):
             continue
         weapon = threat(gmap, enemy, cell)
         if weapon is None:
@@ -180,6 +203,8 @@ def threat_possible(fight: FightState, actor: CombatantState, *, movement: bool 
             if 5 * max(abs(ep // w - pr), abs(ep % w - pc)) > prof.threat_reach_ft:
                 continue
         if enemy.aoo_used >= prof.aoo_per_round or (movement and enemy.id in actor.provoked_by):
+            continue
+        if enemy.effects.cond & NO_AOO and no_aoo(enemy):
             continue
         if threat(gmap, enemy, pos, km) is not None:
             return True

@@ -24,23 +24,31 @@ from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK
 from engine.content.space import body_deltas, body_distance_ft, top_elevation
 from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
-from engine.core.events import Attack, LifeChange, Revealed
+from engine.core.events import Attack, ConditionEnded, LifeChange, Revealed
 from engine.core.rng import Rng, RollKind
 from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
 from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
 from engine.rules.life import apply_damage, apply_nonlethal
+from engine.state.conditions import (
+    CONCEALING,
+    CONDITIONS,
+    DENIES_DEX,
+    HELPLESS,
+    drop_condition,
+)
 from engine.state.effects import (
     ATTACK,
     CMD,
-    FILE_CONDITIONS,
+    DAMAGE,
+    DEX,
     MELEE_AC,
     RANGED_AC,
+    STR,
     Cond,
     Effect,
     Moment,
     Stat,
-    file_cond,
     on_ac,
     use_effects,
 )
@@ -84,11 +92,16 @@ RUN_EFFECT = Effect("run", cond=Cond.RUNNING, ends=Moment.TURN_START)
 _RUNNING = Cond.RUNNING.value
 _INVISIBLE = Cond.INVISIBLE.value
 _BLINDED = Cond.BLINDED.value
-#: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition
-MISS_CHANCE = {"blurred": 20, "displaced": 50, "invisible": 50}
-#: the same by condition bit, and the union of those bits
-_MISS_BY_BIT = tuple((FILE_CONDITIONS[name].value, chance) for name, chance in MISS_CHANCE.items())
-CONCEALING = file_cond(MISS_CHANCE)
+#: SRD « Concealment »: miss chance (d100 ≤ value) of a target's condition (the
+#: table's; an effect instance may carry its own, :attr:`Effect.miss_chance`)
+MISS_CHANCE = {name: CONDITIONS[name].miss_chance for name in ("blurred", "displaced", "invisible")}
+#: the condition families the attack rules test (plain ints)
+_DENIES_DEX = DENIES_DEX
+_HELPLESS = HELPLESS
+#: SRD « Helpless »: +4 on melee attack rolls against a helpless target; its
+#: Dexterity is 0 (modifier −5)
+HELPLESS_MELEE_BONUS = 4
+HELPLESS_DEX_MOD = -5
 #: SRD « Blinded »: every opponent has total concealment for a blinded attacker
 BLINDED_MISS_CHANCE = 50
 #: SRD « Invisibility »: +2 to attack a creature that cannot see the attacker
@@ -111,13 +124,46 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     A blinded target does not see an invisible attacker either, which changes
     nothing here.
     """
-    cond = target.effects.cond
-    chance = max([c for bit, c in _MISS_BY_BIT if cond & bit]) if cond & CONCEALING else 0
+    fx = target.effects
+    chance = max([e.miss_chance for e in fx.items]) if fx.cond & CONCEALING else 0
     if actor.effects.cond & _BLINDED:
         chance = max(chance, BLINDED_MISS_CHANCE)
     if actor.id in target.hidden_from:  # a hidden target is treated as invisible
         chance = max(chance, MISS_CHANCE["invisible"])
     return chance
+
+
+#: the conditions that change the Strength or Dexterity score
+_SCORES = Cond.FATIGUED.value | Cond.EXHAUSTED.value | Cond.ENTANGLED.value | Cond.GRAPPLED.value
+
+
+#: the conditions that change a target's AC beyond its effects' modifiers
+_AC_CONDITIONS = _HELPLESS | _DENIES_DEX | _SCORES
+
+
+def score_delta(creature: CombatantState, stat: Stat) -> int:
+    """How much its effects' changes to its Strength (``STR``) or Dexterity (``DEX``)
+    score move that ability's modifier (SRD « Fatigued »: −2 Str and Dex)."""
+    change = creature.effects.total(stat)
+    if not change:
+        return 0
+    abilities = creature.profile.spec.abilities
+    score = abilities.str_score if stat == STR else abilities.dex_score
+    if score is None:
+        return 0
+    return (score + change - 10) // 2 - (score - 10) // 2
+
+
+_CONFUSED = Cond.CONFUSED.value
+_ASLEEP = Cond.ASLEEP.value
+#: the conditions a hit changes: a confused target attacks back, a sleeper wakes
+_WOUND_AWARE = _CONFUSED | _ASLEEP
+
+
+def wake(fight: FightState, target: CombatantState) -> None:
+    """SRD « Sleep »: a wound wakes a sleeping creature."""
+    if drop_condition(target, "asleep") and fight.log is not None:
+        fight.log.append(ConditionEnded(fight.round, target.id, "asleep"))
 
 
 def total_concealment(actor: CombatantState, target: CombatantState) -> bool:
@@ -271,7 +317,7 @@ class Damage:
 
 
 def roll_damage(
-    rng: Rng, attack: AttackProfile, mult: int
+    rng: Rng, attack: AttackProfile, mult: int, extra: int = 0
 ) -> tuple[int, list[tuple[int, tuple[str, ...]]]]:
     """Roll damage before any reduction: the physical total (dice and flat bonus,
     multiplied on a critical) and each energy component ``(amount, types)``.
@@ -294,11 +340,12 @@ def roll_damage(
             energy.append(
                 (sum(part.dice.roll(rng, _DAMAGE) for _ in range(energy_mult)), part.types)
             )
+    bonus = attack.damage_bonus + extra
     if has_physical:
-        physical += attack.damage_bonus * mult
+        physical += bonus * mult
     elif energy:
         amount, types = energy[0]
-        energy[0] = (amount + attack.damage_bonus * energy_mult, types)
+        energy[0] = (amount + bonus * energy_mult, types)
     return physical, energy
 
 
@@ -422,6 +469,12 @@ def attack_modifiers(
     effects = actor.effects
     if effects.items:  # its effects' attack modifiers, stacked (engine.state.effects)
         mods.extend(effects.breakdown(ATTACK))
+        if effects.cond & _SCORES:
+            delta = score_delta(actor, STR if attack.is_melee else DEX)
+            if delta:
+                mods.append(modifier(delta, "Force" if attack.is_melee else "Dextérité"))
+    if target.effects.cond & _HELPLESS and attack.is_melee:
+        mods.append(modifier(HELPLESS_MELEE_BONUS, "cible sans défense"))
     if unseen(actor, target):
         hidden = not effects.cond & _INVISIBLE and target.id in actor.hidden_from
         mods.append(
@@ -454,14 +507,37 @@ def target_ac(
     if touch:
         notes.append("contact")
     effects = target.effects
+    cond = effects.cond
     blind_to = unseen(actor, target)
-    if blind_to or (effects.cond & _RUNNING and "run" not in target.profile.features):
-        # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC is
-        # the AC without it
+    if not cond & _AC_CONDITIONS:  # (one test for the families below)
+        if blind_to or (cond & _RUNNING and "run" not in target.profile.features):
+            # SRD « Run », « Invisibility »: no Dex bonus to AC; the flat-footed AC
+            # is the AC without it
+            lost = max(0, base_ac.total - base_ac.flat_footed)
+            ac -= lost
+            if lost:
+                notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
+    elif cond & _HELPLESS:
+        # SRD « Helpless »: Dexterity 0 — no Dex bonus (nor dodge bonus) and a −5
+        # modifier instead of its own
+        lost = max(0, base_ac.total - base_ac.flat_footed) + min(0, base_ac.dex)
+        ac += HELPLESS_DEX_MOD - lost
+        notes.append(f"sans défense {HELPLESS_DEX_MOD - lost:+d}")
+    elif (
+        blind_to or cond & _DENIES_DEX or (cond & _RUNNING and "run" not in target.profile.features)
+    ):
+        # SRD « Run », « Invisibility », « Flat-Footed », « Stunned »…: no Dex bonus
+        # to AC; the flat-footed AC is the AC without it
         lost = max(0, base_ac.total - base_ac.flat_footed)
         ac -= lost
         if lost:
-            notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
+            why = "sans Dex" if blind_to or cond & _DENIES_DEX else "course"
+            notes.append(f"{why} -{lost}")
+    elif cond & _SCORES:
+        delta = score_delta(target, DEX)
+        if delta:
+            ac += delta
+            notes.append(f"Dextérité {delta:+d}")
     creatures = None if attack.is_melee else fight.creature_cells(actor, target)
     cover = body_cover(
         gmap, actor.pos, actor.space, target.pos, target.space, attack, creatures=creatures or ()
@@ -527,6 +603,9 @@ def _swing(
         if fight.log is not None:
             fight.log.append(Revealed(fight.round, actor.id, "attack"))
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
+    wary = target.effects.cond & _WOUND_AWARE
+    if wary & _CONFUSED:  # SRD « Confused »: it attacks back next turn
+        target.attacked_by = actor.id
     if actor.effects.against or target.effects.against:
         # SRD « Aid Another »: used on this attack roll
         use_effects(actor, ATTACK, target.id)
@@ -568,7 +647,13 @@ def _swing(
                     )
                 )
             return Swing(roll, False)
-    physical, energy = roll_damage(rng, attack, mult)
+    effects = actor.effects
+    extra = 0
+    if effects.items:  # SRD « Sickened »: weapon damage rolls; a lowered Strength in melee
+        extra = effects.total(DAMAGE)
+        if attack.is_melee and effects.cond & _SCORES:
+            extra += score_delta(actor, STR)
+    physical, energy = roll_damage(rng, attack, mult, extra)
     hurt = final_damage(target, attack, physical, energy)
     damage = hurt.lethal
     absorbed = hurt.dr_absorbed
@@ -579,6 +664,8 @@ def _swing(
     was_active = target.active
     apply_damage(target, damage)
     taken = apply_nonlethal(target, hurt.nonlethal)
+    if wary & _ASLEEP and damage + hurt.nonlethal > 0:
+        wake(fight, target)
     actor.damage_dealt += max(0, damage)
     if fight.log is not None:
         fight.log.append(

@@ -39,6 +39,7 @@ def filter_plan(
     staggered: bool = False,
     surprise: bool = False,
     swift_available: bool = True,
+    nauseated: bool = False,
 ) -> tuple[list[bool], list[ActionResult | None]]:
     """Which actions of a plan fit the budget.
 
@@ -49,6 +50,9 @@ def filter_plan(
 
     ``swift_available``: false when an immediate action taken since the last
     turn already used this turn's swift action.
+
+    ``nauseated`` (SRD « Nauseated »): a single move action (not a 5-foot step)
+    and nothing else but waiting; the rest is dropped with ``downgraded:nauseated``.
 
     Returns a keep-mask and, for each dropped action, its ``ActionResult``.
     """
@@ -72,6 +76,14 @@ def filter_plan(
     for action in actions:
         kind = action.kind
         row = ACTIONS[kind]
+        if nauseated:
+            if kind == "wait" or (row.one_action_slot is _MOVE and not single_used):
+                single_used = single_used or kind != "wait"
+                kept.append(True)
+                results.append(None)
+            else:
+                drop(action, Reason.DOWNGRADED_NAUSEATED)
+            continue
         moves = row.moves
         if staggered:  # one action: its slot for that (a withdraw is a standard action)
             slot = row.one_action_slot

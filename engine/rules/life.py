@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from engine.content.packs import D20_STABILIZE, PF1E
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
-from engine.core.events import Stabilization
+from engine.core.events import Bled, Stabilization
 from engine.core.rng import Rng
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
@@ -90,7 +90,23 @@ def stabilization_check(rng: Rng, target: CombatantState) -> RollRecord:
 
 
 def dying_turn(fight: FightState, actor: CombatantState) -> None:
-    """A dying creature's turn: its stabilization check, written in the transcript."""
+    """A dying creature's turn: its stabilization check, written in the transcript.
+
+    A bleeding creature first loses its bleed (SRD « Bleed »: at the start of its
+    turn); then, while it still bleeds, its stabilization fails without a roll
+    and costs 1 hp (the seed's rule: an open wound keeps it dying)."""
+    bleed = max((e.bleed for e in actor.effects.items), default=0) if actor.effects.items else 0
+    if bleed:
+        lose_hp(actor, bleed)
+        if fight.log is not None:
+            fight.log.append(Bled(fight.round, actor.id, bleed, actor.hp))
+        if actor.dead:
+            fight.state_change(actor)
+            return
+        lose_hp(actor, 1)
+        if fight.log is not None:
+            fight.log.append(Stabilization(fight.round, actor.id, None, actor.hp, actor.dead))
+        return
     rec = stabilization_check(fight.rng, actor)
     if fight.log is not None:
         fight.log.append(Stabilization(fight.round, actor.id, rec, actor.hp, actor.dead))

@@ -40,7 +40,8 @@ another's.
 >>> add_effect(me, shield)
 >>> me.effects.total(MELEE_AC), me.effects.conditions
 (4, <Cond.TOTAL_DEFENSE: 8>)
->>> tick(me, Moment.TURN_START)  # the start of its next turn
+>>> [e.source for _, e in tick(me, Moment.TURN_START)]  # the start of its next turn
+['total_defense']
 >>> me.effects.total(MELEE_AC), me.effects.items
 (0, ())
 """
@@ -82,6 +83,34 @@ class Cond(IntFlag):
     INVISIBLE = 128
     #: SRD « Blinded »
     BLINDED = 256
+    # -- the conditions of the table (engine.state.conditions), SRD « Conditions ».
+    # The bits the rules test through masks stay below 2**30: CPython's fast path
+    # for ``&`` takes single-digit ints only; the three above (modifiers only,
+    # never in a mask) cost a slower AND only to the creatures under them.
+    SHAKEN = 1 << 9
+    FATIGUED = 1 << 10
+    EXHAUSTED = 1 << 11
+    ENTANGLED = 1 << 12
+    FLAT_FOOTED = 1 << 13
+    STUNNED = 1 << 14
+    PARALYZED = 1 << 15
+    NAUSEATED = 1 << 16
+    DAZED = 1 << 17
+    STAGGERED = 1 << 18
+    FRIGHTENED = 1 << 19
+    PANICKED = 1 << 20
+    COWERING = 1 << 21
+    HELPLESS = 1 << 22
+    FASCINATED = 1 << 23
+    BLEEDING = 1 << 24
+    CONFUSED = 1 << 25
+    GRAPPLED = 1 << 26
+    PINNED = 1 << 27
+    ASLEEP = 1 << 28
+    UNCONSCIOUS = 1 << 29
+    SICKENED = 1 << 30
+    DAZZLED = 1 << 31
+    DEAFENED = 1 << 32
 
 
 #: the conditions a combatant file may give for the whole fight, by their names there
@@ -105,12 +134,6 @@ def file_cond(names: Iterable[str]) -> int:
     return cond
 
 
-def file_effects(names: Iterable[str]) -> tuple[Effect, ...]:
-    """One permanent effect per fight-long condition of a combatant file (source
-    ``file:<name>``), in name order."""
-    return tuple(Effect(f"file:{name}", cond=FILE_CONDITIONS[name]) for name in sorted(names))
-
-
 #: what an effect's modifier applies to (python-chess style: a named ``int``)
 Stat = int
 #: attack rolls
@@ -121,6 +144,26 @@ MELEE_AC: Stat = 1
 RANGED_AC: Stat = 2
 #: Combat Maneuver Defense
 CMD: Stat = 3
+#: weapon damage rolls (SRD « Sickened »: « weapon damage rolls »)
+DAMAGE: Stat = 4
+#: the three saving throws
+FORT: Stat = 5
+REF: Stat = 6
+WILL: Stat = 7
+#: every skill check
+SKILL: Stat = 8
+#: Combat Maneuver Bonus
+CMB: Stat = 9
+#: initiative checks
+INITIATIVE: Stat = 10
+#: ability checks (SRD « Shaken »: « ability checks »)
+ABILITY_CHECK: Stat = 11
+#: a change of the Strength / Dexterity *score* (SRD « Fatigued »: −2 Str and Dex);
+#: the rules turn it into the ability modifier's change where the score is used
+STR: Stat = 12
+DEX: Stat = 13
+#: the stats of the three saving throws, by their names in files
+SAVE_STATS: dict[str, Stat] = {"fort": FORT, "ref": REF, "will": WILL}
 
 
 def on_ac(mod: Modifier) -> tuple[tuple[Stat, Modifier], ...]:
@@ -130,6 +173,15 @@ def on_ac(mod: Modifier) -> tuple[tuple[Stat, Modifier], ...]:
     ((1, Modifier(-2, 'charge')), (2, Modifier(-2, 'charge')))
     """
     return ((MELEE_AC, mod), (RANGED_AC, mod))
+
+
+def on_saves(mod: Modifier) -> tuple[tuple[Stat, Modifier], ...]:
+    """``mod`` on the three saving throws.
+
+    >>> [stat for stat, _ in on_saves(Modifier(-2, "secoué"))] == [FORT, REF, WILL]
+    True
+    """
+    return ((FORT, mod), (REF, mod), (WILL, mod))
 
 
 class Moment(IntEnum):
@@ -162,6 +214,18 @@ class Effect:
     against: str | None = None
     #: used up by the first roll it modifies (:func:`use_effects`)
     once: bool = False
+    #: only on a roll against an effect with this descriptor (« fear »,
+    #: « mind-affecting », « poison »; « evil »: from an evil source), else ``None``
+    when: str | None = None
+    #: the miss chance this instance gives attacks against its holder (SRD
+    #: « Concealment »: blur 20, displacement 50; Mirror Image's own value)
+    miss_chance: int = 0
+    #: hit points it makes its holder lose at the start of each of its turns
+    #: (SRD « Bleed »)
+    bleed: int = 0
+    #: what gave it (a combatant id), when it matters: a frightened creature
+    #: flees from it, an aura does not affect its holder twice
+    origin: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cond", int(self.cond))
@@ -217,8 +281,8 @@ class Effects:
             cond |= e.cond
         #: the union of their :class:`Cond` bits
         self.cond = cond
-        #: the conditional ones (against one opponent)
-        self.against = tuple([e for e in items if e.against is not None])
+        #: the conditional ones (against one opponent, or on a roll with a descriptor)
+        self.against = tuple([e for e in items if e.against is not None or e.when is not None])
         #: the timers this combatant's turns count down: of its own effects and of
         #: those it gave others
         self.timers = timers
@@ -257,6 +321,23 @@ class Effects:
         if not self.against:
             return 0
         return sum(m.value for m in stack(_mods(self.against, stat, opponent)))
+
+    def when_breakdown(self, stat: Stat, descriptors: Iterable[str]) -> tuple[Modifier, ...]:
+        """The modifiers its effects give ``stat`` on a roll against an effect with
+        ``descriptors`` (the unconditional ones and those whose :attr:`Effect.when`
+        is among them), as they stack together."""
+        if not self.against:
+            return self.breakdown(stat)
+        tags = frozenset(descriptors)
+        return stack(
+            [
+                m
+                for e in self.items
+                if e.against is None and (e.when is None or e.when in tags)
+                for s, m in e.mods
+                if s == stat
+            ]
+        )
 
 
 #: the effects of a combatant under none (shared: a value is never changed)
@@ -311,11 +392,13 @@ def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
         )
 
 
-def tick(clock: HasEffects, moment: Moment) -> None:
+def tick(clock: HasEffects, moment: Moment) -> list[tuple[HasEffects, Effect]]:
     """``moment`` of ``clock``'s turn has come: the timers it keeps count down,
-    and the effects whose count reaches 0 end (on it or on those it gave them to)."""
+    and the effects whose count reaches 0 end (on it or on those it gave them to).
+    Returns the ``(holder, effect)`` pairs that ended."""
     timers = clock.effects.timers
     keep: list[Timer] = []
+    ended: list[tuple[HasEffects, Effect]] = []
     for timer in timers:
         if not timer.live:
             continue
@@ -323,10 +406,12 @@ def tick(clock: HasEffects, moment: Moment) -> None:
             timer.left -= 1
             if timer.left <= 0:
                 _expire(timer)
+                ended.append((timer.holder, timer.effect))
                 continue
         keep.append(timer)
     if len(keep) != len(timers):
         _set_timers(clock, tuple(keep))
+    return ended
 
 
 def _set_timers(clock: HasEffects, timers: tuple[Timer, ...]) -> None:
@@ -360,7 +445,9 @@ def _remove(holder: HasEffects, gone: Callable[[Effect], bool]) -> bool:
 
 
 def _mods(items: Iterable[Effect], stat: Stat, against: str | None) -> list[Modifier]:
-    return [m for e in items if e.against == against for s, m in e.mods if s == stat]
+    return [
+        m for e in items if e.against == against and e.when is None for s, m in e.mods if s == stat
+    ]
 
 
 def _stacked(items: Iterable[Effect], stat: Stat) -> tuple[tuple[Modifier, ...], int]:

@@ -27,6 +27,7 @@ from engine.content.space import footprint, inflate, may_share
 from engine.core.events import Event, LifeChange, LifeChangeKind
 from engine.core.rng import Rng
 from engine.geometry.reach import Presence
+from engine.state.conditions import HELPLESS as _HELPLESS
 from engine.state.state import CombatantState
 
 EventKind = Literal["attack_resolved", "movement_step", "damage_taken"]
@@ -141,6 +142,7 @@ class FightState:
         "by_id",
         "combatants",
         "gmap",
+        "helpless_possible",
         "log",
         "on_step",
         "order",
@@ -191,6 +193,9 @@ class FightState:
         #: some ready, aid, immediate action or run happened: the Observation
         #: carries their state (skipped until then, to keep plain fights cheap)
         self.readiness_used = False
+        #: some creature is or was under a helpless condition (paralyzed, asleep…):
+        #: victory must look at conditions (plain fights skip that test)
+        self.helpless_possible = any(c.effects.cond & _HELPLESS for c in combatants)
         #: every creature fills one square and none may share: the one-square
         #: geometry applies everywhere (fast paths here and in the Observation)
         self.simple_space = all(
@@ -282,8 +287,17 @@ class FightState:
         )
 
     def is_over(self) -> bool:
-        """At most one side still has active combatants."""
+        """At most one side still has combatants standing: active and not helpless
+        (a paralyzed, sleeping or helpless creature is down for victory, docs/rules.md)."""
         first: str | None = None
+        if self.helpless_possible:
+            for c in self.combatants:
+                if c.active and not c.effects.cond & _HELPLESS:
+                    if first is None:
+                        first = c.side
+                    elif c.side != first:
+                        return False
+            return True
         for c in self.combatants:
             if c.active:
                 if first is None:
@@ -293,5 +307,5 @@ class FightState:
         return True
 
     def sides_standing(self) -> list[str]:
-        alive = {c.side for c in self.combatants if c.active}
+        alive = {c.side for c in self.combatants if c.active and not c.effects.cond & _HELPLESS}
         return [s for s in self.sides if s in alive]

@@ -8,7 +8,9 @@ from engine.content.actions import ActionResult
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
 from engine.core.checks import RollRecord
-from engine.state.effects import NO_EFFECTS, Effects, add_effect, file_effects
+from engine.state.conditions import NO_THREAT as _NO_THREAT
+from engine.state.conditions import file_effects
+from engine.state.effects import NO_EFFECTS, Effects, add_effect
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,11 @@ class CombatantState(LifeStates):
     last_results: tuple[ActionResult, ...] = ()
     #: has played a turn in this fight (before that it is flat-footed: no immediate action)
     has_acted: bool = False
+    #: the start of its current turn is done (a delayed turn does not replay it)
+    turn_started: bool = False
+    #: a confused creature attacked since its last turn: whom it attacks back
+    #: (SRD « Confused »), else ``None``
+    attacked_by: str | None = None
     #: readied action waiting for its trigger (engine.rules.readiness)
     readied: Readied | None = None
     #: round whose regular turn a readied action fired before has used up
@@ -164,6 +171,10 @@ class CombatantState(LifeStates):
 
     @property
     def threat_reach_ft(self) -> int:
+        """Its longest melee reach; 0 (it threatens nothing) while a condition keeps
+        it from attacking (SRD « Threatened Squares »: paralyzed, stunned, nauseated…)."""
+        if self.effects.cond & _NO_THREAT:
+            return 0
         return self.profile.threat_reach_ft
 
     @property

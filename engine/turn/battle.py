@@ -48,7 +48,17 @@ from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
+from engine.rules.status import (
+    GATED,
+    bleed_turn,
+    blocking_condition,
+    confused_turn,
+    gate,
+    log_expired,
+    lose_turn,
+)
 from engine.rules.table import ACTIONS
+from engine.state.conditions import CANT_ACT, CONFUSED, ONE_MOVE, STAGGERED
 from engine.state.effects import Cond, Moment, tick
 from engine.state.fight import FightState, ReactionEvent
 from engine.state.state import CombatantState
@@ -57,6 +67,13 @@ from engine.view.options import legal_options
 from engine.view.snapshot import ProfileView, build_views, fill_readiness
 
 _PRONE = Cond.PRONE.value
+#: the moments of a turn (module constants: an enum member is slow to read)
+_TURN_START, _TURN_END = Moment.TURN_START, Moment.TURN_END
+_BLEEDING = Cond.BLEEDING.value
+#: the conditions that act at the start of a turn (bleeding, cannot act, confused)
+_AT_START = _BLEEDING | CANT_ACT | CONFUSED
+#: the conditions that narrow the action budget
+_BUDGET = ONE_MOVE | STAGGERED
 
 
 class Policy(Protocol):
@@ -195,20 +212,34 @@ class Battle:
             actor = queue[done]
             done += 1
             if actor.dead:
+                if actor.effects.timers:
+                    self._idle(actor)
                 continue
             if actor.hp < 0:
                 if not actor.stable and not surprise:
+                    if actor.effects.timers:
+                        self._tick(actor, _TURN_START)
                     dying_turn(fight, actor)
+                    if actor.effects.timers:
+                        self._tick(actor, _TURN_END)
+                elif actor.effects.timers:
+                    self._idle(actor)
                 continue
             if not actor.active:  # unconscious from nonlethal damage
+                if actor.effects.timers:
+                    self._idle(actor)
                 continue
             if surprise and not actor.aware:
                 if fight.log is not None:
                     fight.log.append(Skipped(fight.round, actor.id, "surprised"))
+                if actor.effects.timers:
+                    self._idle(actor)
                 continue
             if actor.ready_spent_round == fight.round:  # SRD « Ready »
                 if fight.log is not None:
                     fight.log.append(Skipped(fight.round, actor.id, "ready_spent"))
+                if actor.effects.timers:
+                    self._idle(actor)
                 continue
             self._delay_target = None
             if self.take_turn(actor):
@@ -293,11 +324,61 @@ class Battle:
         return self._order_id_tuple
 
     # -- turn -----------------------------------------------------------------
+    def _tick(self, actor: CombatantState, moment: Moment) -> None:
+        """``moment`` of ``actor``'s turn: the one duration mechanism
+        (:mod:`engine.state.effects`); the conditions that end are logged. (Callers
+        test ``actor.effects.timers`` first: most turns have none.)"""
+        ended = tick(actor, moment)
+        if ended and self.fight.log is not None:
+            log_expired(self.fight, ended)  # type: ignore[arg-type]
+
+    def _idle(self, actor: CombatantState) -> None:
+        """A turn that does not happen (dead, unconscious, surprised…) still counts
+        the durations kept on ``actor``'s turns (SRD « Duration »: rounds pass at
+        its initiative count)."""
+        self._tick(actor, _TURN_START)
+        self._tick(actor, _TURN_END)
+
+    def _turn_start(self, actor: CombatantState) -> bool:
+        """What the conditions of ``actor`` do as its turn starts (once per turn: a
+        delayed turn does not replay it); returns whether that was its whole turn,
+        which it then ends."""
+        fight = self.fight
+        fight.acting = actor
+        over = self._start_conditions(actor)
+        fight.acting = None
+        if over:
+            actor.has_acted = True
+            actor.last_results = ()
+            actor.turn_started = False
+            actor.immediate_used = False
+            if actor.effects.timers:
+                self._tick(actor, _TURN_END)
+        return over
+
+    def _start_conditions(self, actor: CombatantState) -> bool:
+        fight = self.fight
+        if actor.effects.cond & _BLEEDING:  # SRD « Bleed »: before anything else
+            bleed_turn(fight, actor)
+            if not actor.active:
+                return True
+        blocked = blocking_condition(actor)
+        if blocked is not None:
+            lose_turn(fight, actor, blocked)
+            return True
+        if actor.effects.cond & CONFUSED:
+            return confused_turn(fight, actor)
+        return False
+
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
-        if actor.effects.timers:  # the one duration mechanism (engine.state.effects)
-            tick(actor, Moment.TURN_START)
+        if not actor.turn_started:  # (a delayed turn does not start again)
+            actor.turn_started = True
+            if actor.effects.timers:
+                self._tick(actor, _TURN_START)
+            if actor.effects.cond & _AT_START and self._turn_start(actor):
+                return False
         actor.moved_this_turn = False
         actor.swift_used_this_turn = False
         actor.has_acted = True  # no longer flat-footed
@@ -318,12 +399,22 @@ class Battle:
                 else a
                 for a in actions
             )
-        kept, results = filter_plan(
-            actions,
-            staggered=actor.staggered,
-            surprise=surprise,
-            swift_available=not actor.immediate_used,
-        )
+        budget = actor.effects.cond & _BUDGET
+        if budget:  # SRD « Staggered », « Nauseated »
+            kept, results = filter_plan(
+                actions,
+                staggered=actor.staggered or bool(budget & STAGGERED),
+                surprise=surprise,
+                swift_available=not actor.immediate_used,
+                nauseated=bool(budget & ONE_MOVE),
+            )
+        else:
+            kept, results = filter_plan(
+                actions,
+                staggered=actor.staggered,
+                surprise=surprise,
+                swift_available=not actor.immediate_used,
+            )
         out: list[ActionResult] = []
         delayed = False
         for action, keep, dropped in zip(actions, kept, results, strict=True):
@@ -363,8 +454,9 @@ class Battle:
         fight.acting = None
         if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
             actor.immediate_used = False
+            actor.turn_started = False
             if actor.effects.timers:
-                tick(actor, Moment.TURN_END)
+                self._tick(actor, _TURN_END)
         return delayed
 
     def _do_delay(self, actor: CombatantState, plan: DelayAction, *, first: bool) -> ActionResult:
@@ -391,8 +483,13 @@ class Battle:
         row = ACTIONS.get(action.kind)
         if row is None or row.verify is None:
             return ActionResult(action.kind, False, Reason.UNSUPPORTED_KIND)
-        if row.moves and actor.effects.cond & _PRONE:
+        cond = actor.effects.cond
+        if row.moves and cond & _PRONE:
             return ActionResult(action.kind, False, Reason.PRONE)
+        if cond & GATED:
+            refused = gate(cond, action.kind, row.moves)
+            if refused is not None:
+                return ActionResult(action.kind, False, refused)
         fight = self.fight
         plan: Any = row.verify(fight.gmap, fight, actor, action)
         if type(plan) is Reason:  # (isinstance is slower on an enum class)

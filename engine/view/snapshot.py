@@ -41,10 +41,12 @@ from engine.content.creatures import (
 )
 from engine.content.maps import Cell
 from engine.core.checks import BonusType
+from engine.state.conditions import NO_THREAT
 from engine.state.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
 from engine.state.state import CombatantState, LifeStates, Readied
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
+_NO_THREAT = NO_THREAT
 _CHARGING = Cond.CHARGING.value
 _RUNNING = Cond.RUNNING.value
 _PRONE = Cond.PRONE.value
@@ -387,6 +389,9 @@ class CombatantView(LifeStates):
 
     @property
     def threat_reach_ft(self) -> int:
+        """Its longest melee reach, 0 while a condition keeps it from attacking."""
+        if self.effects.cond & _NO_THREAT:
+            return 0
         return self.static.profile.threat_reach_ft
 
     @property
