@@ -37,7 +37,7 @@ from engine.run.stats import PairedDifference, two_proportion_test, wilson_band,
 from engine.state.encounter import Encounter
 from harness.checkpoint import Checkpoint
 from harness.parallel import PolicySet, stop_pool
-from harness.report import band, pct, wilson
+from harness.report import band, pct, unmodelled_lines, wilson
 from policies.registry import PolicySpec
 
 EXPERIMENT_SCHEMA = "pf1e-sim/experiment@1"
@@ -430,4 +430,5 @@ def render_experiment(data: dict[str, Any], title: str | None = None) -> str:
                 f"  Verdict : pas de différence démontrée au seuil de {at} (il faudrait plus de "
                 "combats, ou les deux se valent)."
             )
+    out += unmodelled_lines(data)
     return "\n".join(out) + "\n"

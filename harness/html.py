@@ -12,7 +12,17 @@ import math
 from html import escape
 from typing import Any
 
-from harness.report import ATTRITION_HEADERS, ATTRITION_NUMERIC, attrition_rows, band, pct, wilson
+from harness.report import (
+    ATTRITION_HEADERS,
+    ATTRITION_NUMERIC,
+    UNMODELLED_INTRO,
+    UNMODELLED_TITLE,
+    attrition_rows,
+    band,
+    pct,
+    unmodelled_rows,
+    wilson,
+)
 
 _CSS = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -178,6 +188,16 @@ def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def unmodelled_html(data: dict[str, Any]) -> str:
+    """The « Non modélisé » section of a page (report, sweep), or nothing when the
+    object lists nothing."""
+    rows = unmodelled_rows(data)
+    if not rows:
+        return ""
+    table = _table(["Créature", "Données", "Pourquoi"], [list(r) for r in rows], set())
+    return f"<h2>{UNMODELLED_TITLE}</h2><p>{escape(UNMODELLED_INTRO)}</p>{table}"
+
+
 def render_html(report: dict[str, Any], narrative: Any = None) -> str:
     """The whole page (``narrative``: a :class:`harness.narrative.Narrative` or None)."""
     runs = report["runs"]
@@ -214,6 +234,7 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
             f'<h2>Analyse</h2><div class="analyse">{paragraphs}'
             f'<p class="provenance">{escape(narrative.provenance())}</p></div>'
         )
+    gaps = unmodelled_html(report)
     fights = "combats simulés" if runs > 1 else "combat simulé"
     cap = report["round_cap"]
     return (
@@ -229,6 +250,7 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
         f"{summary}"
         f"<h2>Durée des combats</h2>{rounds_chart(report)}"
         f"<h2>Attrition moyenne par combat</h2>{attrition_chart(report)}{attrition}"
+        f"{gaps}"
         "</body></html>\n"
     )
 
@@ -396,5 +418,6 @@ def render_sweep_html(data: dict[str, Any]) -> str:
         f"{band(*cell_wilson(top))}. "
         "Couleur : taux de victoire (échelle des taux observés).</p>"
         f"{cells}<h2>Déploiements</h2>{deployments}<h2>Stratégies</h2>{strategies}"
+        f"{unmodelled_html(data)}"
         "</body></html>\n"
     )

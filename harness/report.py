@@ -15,10 +15,13 @@ table. Attrition columns (means per fight, over every fight, draws included):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.core.events import Event
 from engine.run.stats import wilson_band
+
+if TYPE_CHECKING:
+    from engine.state.encounter import Encounter
 from harness.text import display_width, pad, table
 from harness.transcript import lines
 
@@ -69,6 +72,7 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append("")
     lines.append("=== Attrition moyenne par combat ===")
     lines += table(list(ATTRITION_HEADERS), attrition_rows(report), right=set(ATTRITION_NUMERIC))
+    lines += unmodelled_lines(report)
     llm = report.get("llm")
     if llm:
         lines += ["", f"=== Télémétrie LLM ({llm['model']}) ==="]
@@ -86,6 +90,55 @@ def render_report(report: dict[str, Any]) -> str:
                 f"p95 {llm['latency_p95_s']:.2f} s"
             )
     return "\n".join(lines) + "\n"
+
+
+#: the « Non modélisé » section's heading and its first line (terminal and HTML reports)
+UNMODELLED_TITLE = "Non modélisé"
+UNMODELLED_INTRO = (
+    "Données des fichiers de créatures que le moteur accepte sans les jouer (aucun effet "
+    "sur ces combats) :"
+)
+
+
+def encounter_unmodelled(encounter: Encounter) -> list[dict[str, str]]:
+    """What the encounter's creature files hold that no rule plays, as the report
+    objects list it (:func:`engine.content.modelled.unmodelled`)."""
+    from engine.content.modelled import unmodelled
+
+    return [u.to_dict() for u in unmodelled(p.profile for p in encounter.placements)]
+
+
+def unmodelled_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The report's unmodelled data as ``(creature, data, why)``: a field as it is, a
+    feature quoted, and the data of one creature that follow each other with the same
+    reason on one row (none for a report written before the list existed).
+
+    >>> unmodelled_rows({"unmodelled": [
+    ...     {"creature": "Orc", "kind": "field", "name": "spells", "why": "pas de sorts"},
+    ...     {"creature": "Orc", "kind": "field", "name": "spell_slots", "why": "pas de sorts"},
+    ...     {"creature": "Orc", "kind": "feature", "name": "Power Attack", "why": "rien"}]})
+    [('Orc', 'spells, spell_slots', 'pas de sorts'), ('Orc', '« Power Attack »', 'rien')]
+    """
+    out: list[tuple[str, str, str]] = []
+    row: dict[str, str]
+    for row in report.get("unmodelled") or []:
+        name = f"« {row['name']} »" if row["kind"] == "feature" else row["name"]
+        if out and out[-1][0] == row["creature"] and out[-1][2] == row["why"]:
+            out[-1] = (row["creature"], f"{out[-1][1]}, {name}", row["why"])
+        else:
+            out.append((row["creature"], name, row["why"]))
+    return out
+
+
+def unmodelled_lines(report: dict[str, Any]) -> list[str]:
+    """The « Non modélisé » section (with the blank line before it), or nothing when
+    the report lists nothing."""
+    rows = unmodelled_rows(report)
+    if not rows:
+        return []
+    out = ["", f"=== {UNMODELLED_TITLE} ===", UNMODELLED_INTRO]
+    out += [f"- {creature}, {data} — {why}" for creature, data, why in rows]
+    return out
 
 
 def _policy_line(report: dict[str, Any]) -> str | None:

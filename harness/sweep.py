@@ -45,7 +45,7 @@ from engine.state.encounter import Encounter, build_encounter
 from harness.checkpoint import Checkpoint
 from harness.encounter_file import ZoneRectangle
 from harness.parallel import PolicySet, stop_pool
-from harness.report import band, pct, wilson
+from harness.report import band, pct, unmodelled_lines, wilson
 from harness.text import table
 from policies.registry import PolicySpec
 
@@ -517,6 +517,7 @@ def render_sweep(data: dict[str, Any]) -> str:
             "combats) :"
         )
         out += [f"- « {c['variant']} » × « {c['strategy']} » : {band_text(c)}" for c in near]
+    out += unmodelled_lines(data)
     return "\n".join(out) + "\n"
 
 

@@ -441,7 +441,7 @@ def test_report_schema_lists_report_fields(capsys: pytest.CaptureFixture[str]) -
     _, out, _ = run_cli(capsys, ["schema", "report"])
     props = json.loads(out)["properties"]
     expected = {"schema", "map", "runs", "seed", "round_cap", "options"}
-    expected |= {"sides", "draws", "rounds", "combatants", "llm"}
+    expected |= {"sides", "draws", "rounds", "combatants", "llm", "unmodelled"}
     assert set(props) == expected
 
 

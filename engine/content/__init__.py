@@ -1,2 +1,3 @@
 """The formats at the boundary, validated once: guarded readers, rules packs, maps,
-creature spaces, creatures, the action records policies answer with."""
+creature spaces, creatures, what of a creature file the engine plays, the action records
+policies answer with."""

@@ -403,6 +403,56 @@ def parse_bypass(text: str) -> tuple[str, tuple[str, ...]]:
     return mode, parts
 
 
+#: key ability of each PF1e skill (Core Rulebook « Skills » table), lower-case names;
+#: « Craft (…) », « Knowledge (…) », « Perform (…) », « Profession (…) » by their first word
+SKILL_ABILITY: dict[str, str] = {
+    "acrobatics": "dex",
+    "appraise": "int",
+    "bluff": "cha",
+    "climb": "str",
+    "craft": "int",
+    "diplomacy": "cha",
+    "disable device": "dex",
+    "disguise": "cha",
+    "escape artist": "dex",
+    "fly": "dex",
+    "handle animal": "cha",
+    "heal": "wis",
+    "intimidate": "cha",
+    "knowledge": "int",
+    "linguistics": "int",
+    "perception": "wis",
+    "perform": "cha",
+    "profession": "wis",
+    "ride": "dex",
+    "sense motive": "wis",
+    "sleight of hand": "dex",
+    "spellcraft": "int",
+    "stealth": "dex",
+    "survival": "wis",
+    "swim": "str",
+    "use magic device": "cha",
+}
+
+#: the skills written with their subject: « Knowledge (arcana) », « Craft (traps) » …
+#: (a pattern compiled on first use: the usual skill names never need it)
+_SKILL_FAMILY = r"(craft|knowledge|perform|profession) \(.*\S.*\)"
+
+
+def skill_name(name: str) -> str | None:
+    """The PF1e skill a file's skill name designates (lower-case, as in
+    :data:`SKILL_ABILITY`; a skill with a subject by its first word), or ``None``.
+
+    >>> skill_name("Sense  Motive"), skill_name("Knowledge (arcana)"), skill_name("Stelth")
+    ('sense motive', 'knowledge', None)
+    """
+    low = " ".join(name.strip().lower().split())
+    if low in SKILL_ABILITY:
+        return low
+    family = re.fullmatch(_SKILL_FAMILY, low)
+    return family.group(1) if family else None
+
+
 class SkillEntry(StrictModel):
     """One skill of a combatant file (SRD « Skills »).
 
@@ -574,6 +624,20 @@ class Combatant(StrictModel):
     @classmethod
     def _immunities(cls, value: list[str]) -> list[str]:
         return _check_types(value)
+
+    @field_validator("skills")
+    @classmethod
+    def _skills(cls, value: dict[str, SkillEntry]) -> dict[str, SkillEntry]:
+        """A skill name the engine would not recognise is an error, never an untrained roll."""
+        for name in value:
+            if skill_name(name) is None:
+                low = " ".join(name.strip().lower().split())
+                hint = suggestion(low.split(" (")[0], SKILL_ABILITY) or (
+                    " : une compétence de Pathfinder est attendue (« Knowledge (arcana) » "
+                    "pour une compétence à sujet)"
+                )
+                raise ValueError(f"compétence inconnue « {name} »{hint}")
+        return value
 
     @field_validator("spell_slots")
     @classmethod

@@ -23,43 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.content.creatures import Combatant, CombatantProfile, SkillEntry, ability_mod
+from engine.content.creatures import (
+    SKILL_ABILITY,
+    Combatant,
+    CombatantProfile,
+    SkillEntry,
+    ability_mod,
+)
 from engine.content.packs import D20_PLAIN
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
 from engine.state.effects import CMD, Cond, file_cond
 from engine.state.state import CombatantState
-
-#: key ability of each PF1e skill (Core Rulebook « Skills » table), lower-case names;
-#: « Craft (…) », « Knowledge (…) », « Perform (…) », « Profession (…) » by their first word
-SKILL_ABILITY: dict[str, str] = {
-    "acrobatics": "dex",
-    "appraise": "int",
-    "bluff": "cha",
-    "climb": "str",
-    "craft": "int",
-    "diplomacy": "cha",
-    "disable device": "dex",
-    "disguise": "cha",
-    "escape artist": "dex",
-    "fly": "dex",
-    "handle animal": "cha",
-    "heal": "wis",
-    "intimidate": "cha",
-    "knowledge": "int",
-    "linguistics": "int",
-    "perception": "wis",
-    "perform": "cha",
-    "profession": "wis",
-    "ride": "dex",
-    "sense motive": "wis",
-    "sleight of hand": "dex",
-    "spellcraft": "int",
-    "stealth": "dex",
-    "survival": "wis",
-    "swim": "str",
-    "use magic device": "cha",
-}
 
 #: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
 SKILL_ROLL = {

@@ -253,6 +253,20 @@ class LlmRow(_R):
     latency_p95_s: Seconds | None
 
 
+class UnmodelledRow(_R):
+    """Data of a creature file that no rule plays (« non modélisé »), listed once per run
+    (``engine.content.modelled``)."""
+
+    #: the creature's name
+    creature: str
+    #: a file field (``spells``, ``attacks[0].hardness``) or one of its ``features``
+    kind: Literal["field", "feature"]
+    #: the field's path, or the feature as the file writes it
+    name: str
+    #: why it has no effect (French)
+    why: str
+
+
 #: relative tolerance of a mean or a rate against the counts it is computed from
 _TOLERANCE = 1e-9
 
@@ -281,6 +295,16 @@ class ReportModel(_R):
     rounds: RoundsRow
     combatants: list[CombatantRow]
     llm: LlmRow | None = None
+    #: what the creature files hold that no rule plays (absent from older reports)
+    unmodelled: list[UnmodelledRow] | None = Field(
+        default=None,
+        description=(
+            "Data of the creature files that no rule plays, each once, in the order of the "
+            "combatants and of their files (« non modélisé »); empty when every datum is "
+            "played or already counted in the file's numbers. Absent from reports written "
+            "before the list existed."
+        ),
+    )
 
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
@@ -353,6 +377,10 @@ class ReportModel(_R):
                 raise ValueError(
                     f"{quote(c.id)} : « damage_dealt_squares » ne peut venir de ces dégâts"
                 )
+        if self.unmodelled is not None:
+            items = [(u.creature, u.kind, u.name, u.why) for u in self.unmodelled]
+            if len(set(items)) != len(items):
+                raise ValueError("« unmodelled » liste deux fois la même donnée")
         return self
 
 

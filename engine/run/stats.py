@@ -161,8 +161,12 @@ def build_report(
     round_cap: int,
     summaries: Iterable[FightSummary] | Tally,
     options: dict[str, Any] | None = None,
+    unmodelled: Iterable[dict[str, str]] = (),
 ) -> dict[str, Any]:
-    """Aggregate fight summaries (or their tally) into the ``pf1e-sim/report@1`` object."""
+    """Aggregate fight summaries (or their tally) into the ``pf1e-sim/report@1`` object.
+
+    ``unmodelled``: what the creature files hold that no rule plays
+    (:func:`engine.content.modelled.unmodelled`, as dicts), listed once."""
     if isinstance(summaries, Tally):
         tally = summaries
     else:
@@ -217,6 +221,7 @@ def build_report(
             "distribution": {str(k): hist[k] for k in sorted(hist)},
         },
         "combatants": combatant_rows,
+        "unmodelled": list(unmodelled),
     }
 
 

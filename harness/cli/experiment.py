@@ -123,6 +123,7 @@ def experiment_cmd(
     from harness.checkpoint import Checkpoint, fingerprint
     from harness.experiment import Arm, render_experiment, run_experiment
     from harness.output import write_json
+    from harness.report import encounter_unmodelled
 
     setup = load_setup(None, None, encounter_path, None)
     assert setup.file is not None
@@ -193,6 +194,7 @@ def experiment_cmd(
         raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path
+    data["unmodelled"] = encounter_unmodelled(setup.encounter)
     title = setup.file.name
     emit(render_experiment(data, title))
     sys.stdout.flush()

@@ -164,7 +164,7 @@ def simulate_cmd(
     from engine.run.stats import build_report
     from harness.output import write_json
     from harness.parallel import PolicySet, policy_source, simulate
-    from harness.report import render_report, render_transcript
+    from harness.report import encounter_unmodelled, render_report, render_transcript
 
     setup = load_setup(map_path, side, encounter_path, policy)
     config = setup.config.merge(runs, seed, round_cap, simple_monster_death)
@@ -222,6 +222,7 @@ def simulate_cmd(
         round_cap=config.round_cap,
         summaries=outcome.tally,
         options=options,
+        unmodelled=encounter_unmodelled(encounter),
     )
     if outcome.telemetry is not None:
         report["llm"] = {"model": model, **outcome.telemetry.to_dict()}

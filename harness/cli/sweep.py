@@ -104,6 +104,7 @@ def sweep_cmd(
 ) -> None:
     from harness.checkpoint import Checkpoint, fingerprint
     from harness.output import write_json
+    from harness.report import encounter_unmodelled
     from harness.sweep import (
         Strategy,
         build_variants,
@@ -174,6 +175,7 @@ def sweep_cmd(
         raise
     data = result.to_dict()
     data["encounter_file"] = encounter_path
+    data["unmodelled"] = encounter_unmodelled(setup.encounter)
     emit(render_sweep(data))
     sys.stdout.flush()
     if csv_path is not None:
