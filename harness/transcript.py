@@ -22,9 +22,11 @@ from engine.core.events import (
     ConditionEnded,
     ConditionGained,
     Confusion,
+    CoupDeGrace,
     Delayed,
     Event,
     FightEnd,
+    Fled,
     Hide,
     Immediate,
     Immune,
@@ -81,6 +83,7 @@ _PROVOCATION = {
     "shoots": "tir depuis une case menacée",
     "stands": "se relève",
     "enters": "entre dans sa case",
+    "coup_de_grace": "porte un coup de grâce",
 }
 _MOVE = {
     "move": "déplacement",
@@ -327,6 +330,15 @@ _CONFUSION = {
 }
 
 
+_FLEE = {
+    "withdraw": "retraite",
+    "move": "un déplacement",
+    "double_move": "double déplacement",
+    "stand": "se relève",
+    "cornered": "acculé, ne peut pas s'éloigner",
+}
+
+
 def _rounds(n: int | None) -> str:
     if n is None:
         return ""
@@ -360,6 +372,27 @@ def _condition_line(event: Event) -> Line | None:
         return (event.round, event.actor, f"{label} : ne peut pas agir", ())
     if isinstance(event, Bled):
         return (event.round, event.actor, f"hémorragie : -{event.amount} pv ({event.hp} pv)", ())
+    if isinstance(event, CoupDeGrace):
+        text = f"coup de grâce sur {event.target} ({event.weapon}) : critique automatique ×"
+        text += f"{event.multiplier}"
+        if event.nonlethal:
+            text += f", {event.nonlethal} non {'létaux' if event.nonlethal > 1 else 'létal'}"
+        else:
+            text += f", {event.damage} dégât{'s' if event.damage > 1 else ''}"
+        if event.dr_absorbed:
+            text += f" (RD absorbe {event.dr_absorbed})"
+        for note in event.energy_notes:
+            text += f" ({note})"
+        text += f" ({event.target} {event.target_hp}/{event.target_hp_max} pv)"
+        if event.dc is not None:
+            text += f" ; Vigueur DD {event.dc} ou meurt"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Fled):
+        source = f" {event.source}" if event.source is not None else ""
+        text = f"fuit{source} : {_FLEE[event.kind]}"
+        if event.stood and event.kind == "move":
+            text = f"fuit{source} : se relève puis un déplacement"
+        return (event.round, event.actor, text, ())
     if isinstance(event, Confusion):
         head = "confus" if not event.d100 else f"confus, d%={event.d100}"
         text = f"{head} : {_CONFUSION[event.band]}"

@@ -3,16 +3,20 @@
 Random fights on a small map with walls, water and pillars, between creatures
 of every size from Tiny to Huge (a reach weapon, natural weapons, a firearm
 that misfires, bows, Acrobatics and Stealth ranks), some with a surprise round
-and a disabled combatant. Every combatant picks a random option of its menu.
-At every decision:
+and a disabled combatant, and some with creatures under timed conditions
+(helpless ones to finish with a coup de grâce, nauseated, staggered, unable to
+move, at half speed, unable to run or charge, unable to act, fleeing in fear).
+Every combatant picks a random option of its menu. At every decision:
 
-* each option fits the action budget and the first action of each is accepted
-  by the engine's own ``verify`` (its row of :data:`engine.rules.table.ACTIONS`) on
-  the live fight, with the path the option shows;
+* each option fits the action budget (the conditions' limits included) and
+  passes the conditions' gate (:func:`engine.rules.status.gate`), and the first
+  action of each is accepted by the engine's own ``verify`` (its row of
+  :data:`engine.rules.table.ACTIONS`) on the live fight, with the path the option
+  shows;
 * random candidates of every implemented kind (targets, weapons, squares,
   triggers…, sensible or not) are judged alike by ``verify`` on the
   Observation and on the live fight (the same plan or the same reason), and
-  one the engine refuses is never offered.
+  one the engine refuses (by the gate or by ``verify``) is never offered.
 
 And no action of a chosen option is ever refused when the engine plays it.
 """
@@ -30,7 +34,10 @@ from engine.content.creatures import AttackProfile, load_combatant
 from engine.core.rng import SeededRng
 from engine.geometry.grid import Path
 from engine.rules.economy import filter_plan
+from engine.rules.status import gate, give_condition
 from engine.rules.table import ACTIONS, IMPLEMENTED_KINDS, accept
+from engine.state.conditions import ONE_MOVE, TABLE_BITS, names_of
+from engine.state.effects import Cond
 from engine.state.encounter import Encounter, build_encounter
 from engine.state.state import CombatantState
 from engine.turn.battle import Battle
@@ -40,6 +47,7 @@ from engine.view.snapshot import CombatantView
 #: not refusals: the actor or the target fell mid-plan (an attack of
 #: opportunity, an ally's readied action set off by the move)
 FELL = {Reason.ACTOR_DOWN, Reason.TARGET_DOWN}
+PRONE = Cond.PRONE.value
 
 MAP = make_map(
     [
@@ -135,6 +143,8 @@ class Fuzzer:
         self.judged: dict[str, set[str]] = {k: set() for k in IMPLEMENTED_KINDS}
         self.sizes: set[str] = set()
         self.rounds: set[int] = set()
+        #: the condition bits of the actors whose menus were checked
+        self.conditions = 0
 
     def decide(self, obs: Observation) -> TurnPlan:
         assert self.battle is not None
@@ -154,13 +164,20 @@ class Fuzzer:
 
     def _check_option(self, obs: Observation, me: CombatantState, option: Option) -> None:
         fight = obs_fight(self)
+        cond = me.effects.cond
         kept, _ = filter_plan(
             option.actions,
             staggered=me.staggered,
             surprise=fight.round == 0,
             swift_available=not me.immediate_used,
+            nauseated=bool(cond & ONE_MOVE),
         )
         assert all(kept), option
+        for a in option.actions:
+            assert gate(cond, a.kind, ACTIONS[a.kind].moves) is None, option
+            if ACTIONS[a.kind].moves:
+                assert not cond & PRONE, option
+        self.conditions |= cond & TABLE_BITS
         self.offered.update(a.kind for a in option.actions)
         self.menus.add(option.id.split(":")[0])
         first = option.actions[0]
@@ -183,7 +200,7 @@ class Fuzzer:
             assert norm(menu) == norm(engine), action
             refused = isinstance(engine, Reason)
             self.judged[action.kind].add("refused" if refused else "plan")
-            if refused:
+            if refused or gate(me.effects.cond, action.kind, row.moves) is not None:
                 assert action not in offered, action
 
 
@@ -197,7 +214,17 @@ MENU_ENTRIES = {
     "full_attack", "defensive_full_attack", "attack", "charge", "step_full_attack",
     "move_attack", "move", "run", "withdraw", "tumble", "hide", "drop_prone", "aid_another",
     "ready", "repair_weapon", "total_defense", "delay", "wait", "stand_up", "stand_attack",
+    "coup_de_grace",
 }  # fmt: skip
+
+#: the conditions the fights with conditions give (a few rounds, or until the end)
+AFFLICTIONS = [
+    "paralyzed", "asleep", "helpless", "unconscious", "nauseated", "staggered", "entangled",
+    "exhausted", "fatigued", "grappled", "stunned", "dazed", "frightened", "panicked",
+]  # fmt: skip
+#: the menus of actors under these conditions were checked (those that cannot
+#: act never get one: the loop plays their turn)
+CHECKED = {"nauseated", "staggered", "entangled", "exhausted", "fatigued", "grappled"}
 
 TRIGGERS = [None, "enemy_enters_reach", "enemy_casts", "enemy_attacks", "enemy_hits_ally"]
 
@@ -241,6 +268,10 @@ def candidates(rng: random.Random, obs: Observation, per_kind: int) -> list[Acti
     return out
 
 
+#: fights without conditions, then fights with them
+PLAIN, AFFLICTED = 6, 8
+
+
 def _fight(seed: int) -> Fuzzer:
     enc = _encounter(unaware=seed % 2 == 0)
     fuzzer = Fuzzer(seed)
@@ -256,6 +287,14 @@ def _fight(seed: int) -> Fuzzer:
         round_cap=8,
     )  # fmt: skip
     fuzzer.battle = battle
+    if seed >= PLAIN:  # timed conditions on about half the combatants
+        pick = random.Random(seed)
+        for c in states:
+            if pick.random() < 0.6:
+                name = pick.choice(AFFLICTIONS)
+                rounds = pick.choice([None, 2, 3, 5])
+                origin = pick.choice([o for o in states if o.side != c.side])
+                give_condition(battle.fight, c, name, rounds, effect="test", origin=origin)
     result = battle.run()
     for c in result.combatants:
         for r in c.last_results:
@@ -270,15 +309,19 @@ def test_every_option_is_what_the_engine_verifies_and_is_never_refused():
     judged: dict[str, set[str]] = {k: set() for k in IMPLEMENTED_KINDS}
     sizes: set[str] = set()
     rounds: set[int] = set()
-    for seed in range(6):
+    conditions = 0
+    for seed in range(PLAIN + AFFLICTED):
         fuzzer = _fight(seed)
         assert fuzzer.refused == [], (seed, fuzzer.refused)
         offered |= fuzzer.offered
         menus |= fuzzer.menus
         sizes |= fuzzer.sizes
         rounds |= fuzzer.rounds
+        conditions |= fuzzer.conditions
         for kind, seen in fuzzer.judged.items():
             judged[kind] |= seen
+    # actors under every condition that changes the menu had their menus checked
+    assert set(names_of(conditions)) >= CHECKED, CHECKED - set(names_of(conditions))
     assert sizes == {"Tiny", "Small", "Medium", "Large", "Huge"}
     assert rounds == {0, 1}  # surprise rounds were played
     # every kind the engine resolves was offered, but the immediate action

@@ -13,13 +13,13 @@ from pydantic import TypeAdapter
 from engine.content.creatures import load_combatant
 from engine.content.maps import load_map
 from engine.run.runner import play_fight
-from engine.run.schemas import AttackModel, CombatantModel, observation_json_schema
+from engine.run.schemas import FIELD_TYPES, CombatantModel, observation_json_schema
 from engine.state.encounter import build_encounter
 from engine.state.state import CombatantState
 from engine.view.snapshot import PUBLIC_FIELDS, STATE_FIELDS, CombatantView
 from policies import HeuristicPolicy
 
-NAMESPACE: dict[str, Any] = {"Any": Any, "AttackModel": AttackModel}
+NAMESPACE: dict[str, Any] = FIELD_TYPES
 NAMES = [f.name for f in PUBLIC_FIELDS]
 
 

@@ -51,6 +51,18 @@ class FullAttackAction:
 
 
 @dataclass(frozen=True, slots=True)
+class CoupDeGraceAction:
+    """Full-round action (SRD « Coup de Grâce »): an automatic critical hit on a
+    helpless ``target_id`` with ``weapon_id`` (a melee weapon that reaches it, or
+    a ranged one from an adjacent square), then a Fortitude save (DC 10 + the
+    damage dealt) or it dies; provokes attacks of opportunity."""
+
+    kind: Literal["coup_de_grace"] = "coup_de_grace"
+    target_id: str | None = None
+    weapon_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MoveAction:
     """Move action: up to speed toward ``target_id`` (stopping in reach) or to ``destination``.
 
@@ -285,6 +297,7 @@ Action = (
     | FullRoundAction
     | WaitAction
     | ImmediateAction
+    | CoupDeGraceAction
 )
 
 
@@ -344,6 +357,8 @@ class Reason(StrEnum):
     CANNOT_RUN_OR_CHARGE = "cannot_run_or_charge"
     #: extension: a condition keeps it from acting (stunned, dazed, asleep…)
     CANNOT_ACT = "cannot_act"
+    #: extension: a coup de grâce on a target that is not helpless (SRD « Coup de Grâce »)
+    NOT_HELPLESS = "not_helpless"
 
 
 REASONS = frozenset(r.value for r in Reason)

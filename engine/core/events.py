@@ -20,8 +20,9 @@ from engine.core.checks import RollRecord
 AttackOutcome = Literal["miss", "concealed", "hit"]
 
 #: what provoked an attack of opportunity: leaving a threatened square, shooting
-#: from one, standing up, a Tiny creature entering the square of a bigger one
-Provocation = Literal["leaves", "shoots", "stands", "enters"]
+#: from one, standing up, a Tiny creature entering the square of a bigger one,
+#: delivering a coup de grâce
+Provocation = Literal["leaves", "shoots", "stands", "enters", "coup_de_grace"]
 
 #: why an attack of opportunity could not be made
 Blocked = Literal["cover", "total_concealment"]
@@ -43,6 +44,12 @@ SkipCause = Literal["surprised", "ready_spent"]
 #: normally, babbles, hurts itself, attacks the nearest creature; or attacks the
 #: creature that attacked it
 ConfusionBand = Literal["normal", "babble", "self", "nearest", "retaliate"]
+
+#: how a frightened or panicked creature fled (SRD « Frightened », « Panicked »):
+#: a withdraw (it was threatened), a move (one action) or a double move, standing
+#: up first when prone (``stand``: standing up was all it could do); or it could
+#: get no farther (« cornered »)
+FleeKind = Literal["withdraw", "move", "double_move", "stand", "cornered"]
 
 #: how the fight ended: one side standing, every side down, the round cap
 FightEndKind = Literal["victory", "all_down", "round_cap"]
@@ -414,3 +421,35 @@ class Confusion(Event):
     target: str | None = None
     #: the hit points it dealt itself (band « self »)
     damage: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CoupDeGrace(Event):
+    """``actor``'s coup de grâce on the helpless ``target`` with ``weapon`` (SRD
+    « Coup de Grâce »): an automatic critical hit (``multiplier``) and its damage,
+    then the Fortitude save of DC ``dc`` (a :class:`SavingThrow`) when it survives
+    the damage; the target's state after the damage."""
+
+    target: str
+    weapon: str
+    multiplier: int
+    damage: int
+    nonlethal: int
+    dr_absorbed: int
+    energy_notes: tuple[str, ...]
+    #: the save's DC (10 + the damage dealt), ``None`` when the damage killed it
+    dc: int | None
+    target_hp: int
+    target_hp_max: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fled(Event):
+    """A frightened or panicked ``actor`` flees ``source`` (its fear's origin, or
+    the nearest enemy without one) at the start of its turn: ``kind`` says how
+    (:data:`FleeKind`); ``stood``: it stood up first. Its squares follow as a
+    :class:`Moved`."""
+
+    source: str | None
+    kind: FleeKind
+    stood: bool = False

@@ -557,6 +557,18 @@ def target_ac(
     return ac, notes
 
 
+def damage_extra(actor: CombatantState, attack: AttackProfile) -> int:
+    """What ``actor``'s effects add to the damage of a hit with ``attack`` (SRD
+    « Sickened »: weapon damage rolls; a lowered Strength score in melee)."""
+    effects = actor.effects
+    if not effects.items:
+        return 0
+    extra = effects.total(DAMAGE)
+    if attack.is_melee and effects.cond & _SCORES:
+        extra += score_delta(actor, STR)
+    return extra
+
+
 def resolve_swing(
     fight: FightState,
     actor: CombatantState,
@@ -647,12 +659,7 @@ def _swing(
                     )
                 )
             return Swing(roll, False)
-    effects = actor.effects
-    extra = 0
-    if effects.items:  # SRD « Sickened »: weapon damage rolls; a lowered Strength in melee
-        extra = effects.total(DAMAGE)
-        if attack.is_melee and effects.cond & _SCORES:
-            extra += score_delta(actor, STR)
+    extra = damage_extra(actor, attack) if actor.effects.items else 0
     physical, energy = roll_damage(rng, attack, mult, extra)
     hurt = final_damage(target, attack, physical, energy)
     damage = hurt.lethal

@@ -69,6 +69,13 @@ def apply_nonlethal(target: CombatantState, amount: int) -> int:
     return amount
 
 
+def kill(target: CombatantState) -> None:
+    """``target`` dies whatever its hit points (a failed save against a coup de
+    grâce, SRD « Coup de Grâce »)."""
+    target.dead = True
+    target.refresh()
+
+
 def lose_hp(target: CombatantState, amount: int) -> None:
     """Hit points lost without an attacker (dying, disabled exertion): not attrition."""
     target.hp -= amount

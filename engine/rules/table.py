@@ -42,6 +42,7 @@ from engine.content.actions import (
     CastSpellAction,
     ChannelEnergyAction,
     ChargeAction,
+    CoupDeGraceAction,
     DeedAction,
     DelayAction,
     DropProneAction,
@@ -71,6 +72,7 @@ from engine.content.actions import (
     succeeded,
 )
 from engine.content.maps import GameMap
+from engine.rules.coup_de_grace import do_coup_de_grace, verify_coup_de_grace
 from engine.rules.moves import (
     do_charge,
     do_drop_prone,
@@ -197,6 +199,7 @@ _ROWS: tuple[ActionDef[Any, Any], ...] = (
     ActionDef(FullRoundAction, FULL_ROUND),
     ActionDef(WaitAction, FREE, accept, do_wait),
     ActionDef(ImmediateAction, SWIFT, accept, do_immediate),
+    ActionDef(CoupDeGraceAction, FULL_ROUND, verify_coup_de_grace, do_coup_de_grace),
 )
 
 #: kind → its row, in the order of the Action union

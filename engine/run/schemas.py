@@ -56,6 +56,54 @@ class AttackModel(_M):
     splash: SplashModel | None
 
 
+class ConditionStateModel(_M):
+    """A condition a combatant is under, with its rounds left (``None``: until
+    something ends it)."""
+
+    name: str
+    rounds_left: int | None
+
+
+class ModifierModel(_M):
+    """A typed modifier of one stat (``engine.state.conditions.STAT_NAMES``)."""
+
+    stat: str
+    value: int
+    type: str
+
+
+class ActiveEffectModel(_M):
+    """An effect on a combatant (``engine.state.effects.Effect``)."""
+
+    source: str
+    modifiers: list[ModifierModel]
+    #: only against this opponent's id
+    against: str | None
+    #: only on rolls against an effect with this descriptor
+    when: str | None
+    rounds_left: int | None
+
+
+class ConditionDefinitionModel(_M):
+    """One condition of the table (``engine.state.conditions.ConditionDef.to_dict``)."""
+
+    name: str
+    label: str
+    text: str
+    srd: str
+    modifiers: list[ModifierModel]
+    flags: list[str]
+    miss_chance: int
+
+
+#: the names the JSON types of ``PUBLIC_FIELDS`` may use
+FIELD_TYPES: dict[str, Any] = {
+    "Any": Any,
+    "AttackModel": AttackModel,
+    "ConditionStateModel": ConditionStateModel,
+    "ActiveEffectModel": ActiveEffectModel,
+}
+
 #: the public fields the first published schema lists last: they were added to the
 #: JSON form before the fields that follow them there, and to the schema after
 #: every other one; the committed schema keeps that order (and the JSON its own)
@@ -69,7 +117,7 @@ def _combatant_model() -> type[BaseModel]:
     fields += [f for name in _SCHEMA_LAST for f in PUBLIC_FIELDS if f.name == name]
     definitions: dict[str, Any] = {f.name: (f.type, ...) for f in fields}
     model = create_model("CombatantModel", __base__=_M, __module__=__name__, **definitions)
-    model.model_rebuild(_types_namespace={"Any": Any, "AttackModel": AttackModel})
+    model.model_rebuild(_types_namespace=FIELD_TYPES)
     return model
 
 
@@ -142,6 +190,8 @@ class ObservationModel(_M):
     ranged_threatened: list[list[bool]]
     last_turn_results: list[ActionResultModel]
     legal_options: list[OptionModel]
+    #: the table of conditions, sorted by name (what each condition a combatant has does)
+    condition_definitions: list[ConditionDefinitionModel]
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

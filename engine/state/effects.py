@@ -240,8 +240,8 @@ def _rank(effect: Effect) -> int:
 
 class Timer:
     """One timed effect's countdown: kept by the combatant whose turns time it
-    (:attr:`Effects.timers`), and by the effect's holder (to cancel it when the
-    effect goes another way)."""
+    (:attr:`Effects.timers`), and by the effect's holder (:attr:`Effects.own`, to
+    cancel it when the effect goes another way, and to read the rounds left)."""
 
     __slots__ = ("effect", "holder", "left", "live")
 
@@ -286,7 +286,7 @@ class Effects:
         #: the timers this combatant's turns count down: of its own effects and of
         #: those it gave others
         self.timers = timers
-        #: the timers of its own effects
+        #: the timers of its own effects (:meth:`rounds_left` reads them)
         self.own = own
         #: moves on every change
         self.version = version
@@ -315,6 +315,14 @@ class Effects:
         if hit is None:
             hit = self._cache[stat] = _stacked(self.items, stat)
         return hit[1]
+
+    def rounds_left(self, effect: Effect) -> int | None:
+        """The count of ``effect``'s timer (the moments still to come before it
+        ends: its rounds left), ``None`` when it lasts until something ends it."""
+        for t in self.own:
+            if t.effect is effect:
+                return t.left
+        return None
 
     def against_total(self, stat: Stat, opponent: str) -> int:
         """What its conditional effects against ``opponent`` give ``stat``, stacked."""
@@ -395,23 +403,44 @@ def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
 def tick(clock: HasEffects, moment: Moment) -> list[tuple[HasEffects, Effect]]:
     """``moment`` of ``clock``'s turn has come: the timers it keeps count down,
     and the effects whose count reaches 0 end (on it or on those it gave them to).
-    Returns the ``(holder, effect)`` pairs that ended."""
+    Returns the ``(holder, effect)`` pairs that ended.
+
+    A count that goes down without ending is a new :class:`Timer` on new
+    :class:`Effects` values (:func:`_counted`), never a change of the old one, so
+    an Observation that holds the old values reads the rounds left as they were."""
     timers = clock.effects.timers
     keep: list[Timer] = []
     ended: list[tuple[HasEffects, Effect]] = []
+    counted = False
     for timer in timers:
         if not timer.live:
             continue
         if timer.effect.ends is moment:
-            timer.left -= 1
-            if timer.left <= 0:
+            if timer.left <= 1:
+                timer.left = 0
                 _expire(timer)
                 ended.append((timer.holder, timer.effect))
                 continue
+            keep.append(_counted(timer))
+            counted = True
+            continue
         keep.append(timer)
-    if len(keep) != len(timers):
+    if counted or len(keep) != len(timers):
         _set_timers(clock, tuple(keep))
     return ended
+
+
+def _counted(timer: Timer) -> Timer:
+    """``timer`` one moment shorter: a new timer in its holder's new :class:`Effects`
+    (the old one, no longer live, stays as it was in the values that hold it)."""
+    new = Timer(timer.holder, timer.effect)
+    new.left = timer.left - 1
+    timer.live = False
+    holder = timer.holder
+    fx = holder.effects
+    own = tuple([new if t is timer else t for t in fx.own])
+    holder.effects = Effects(fx.items, fx.timers, own, fx.version + 1)
+    return new
 
 
 def _set_timers(clock: HasEffects, timers: tuple[Timer, ...]) -> None:

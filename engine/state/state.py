@@ -8,7 +8,9 @@ from engine.content.actions import ActionResult
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
 from engine.core.checks import RollRecord
+from engine.state.conditions import HALF_SPEED as _HALF_SPEED
 from engine.state.conditions import NO_THREAT as _NO_THREAT
+from engine.state.conditions import STAGGERED as _STAGGERED
 from engine.state.conditions import file_effects
 from engine.state.effects import NO_EFFECTS, Effects, add_effect
 
@@ -26,13 +28,13 @@ class Readied:
 
 class LifeStates:
     """The life-state predicates of a combatant (SRD « Disabled », « Dying »,
-    « Staggered »), over its ``dead``, ``hp``, ``nonlethal`` and ``stable``: one
-    definition for the engine's :class:`CombatantState` and the Observation's
-    views (:class:`engine.view.snapshot.CombatantView`), inherited by both (a mixin
-    without slots of its own: no call beyond the property itself).
+    « Staggered »), over its ``dead``, ``hp``, ``nonlethal``, ``stable`` and
+    ``effects``: one definition for the engine's :class:`CombatantState` and the
+    Observation's views (:class:`engine.view.snapshot.CombatantView`), inherited by
+    both (a mixin without slots of its own: no call beyond the property itself).
 
     >>> class Hurt(LifeStates):
-    ...     dead, hp, nonlethal, stable = False, 0, 0, False
+    ...     dead, hp, nonlethal, stable, effects = False, 0, 0, False, NO_EFFECTS
     >>> h = Hurt()
     >>> h.disabled, h.staggered, h.dying
     (True, True, False)
@@ -44,6 +46,7 @@ class LifeStates:
     hp: int
     nonlethal: int
     stable: bool
+    effects: Effects
 
     @property
     def disabled(self) -> bool:
@@ -52,8 +55,13 @@ class LifeStates:
 
     @property
     def staggered(self) -> bool:
-        """One move or standard action per turn: disabled, or nonlethal equal to hp."""
-        return (not self.dead and self.hp == 0) or (self.hp > 0 and self.nonlethal == self.hp)
+        """One move or standard action per turn: disabled, nonlethal equal to hp, or
+        the staggered condition (SRD « Staggered »)."""
+        return (
+            (not self.dead and self.hp == 0)
+            or (self.hp > 0 and self.nonlethal == self.hp)
+            or self.effects.cond & _STAGGERED != 0
+        )
 
     @property
     def dying(self) -> bool:
@@ -184,10 +192,11 @@ class CombatantState(LifeStates):
 
     @property
     def speed_ft(self) -> int:
-        """Movement budget of one move action: max(land, fly), halved when disabled."""
+        """Movement budget of one move action: max(land, fly), halved (once) when
+        disabled, entangled or exhausted (``docs/rules.md``, « Half speed »)."""
         spec = self.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        if self.disabled:
+        if self.disabled or self.effects.cond & _HALF_SPEED:
             speed = (speed // 10) * 5
         return speed
 

@@ -47,6 +47,7 @@ from engine.core.events import (
 from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.economy import filter_plan
+from engine.rules.fleeing import flee_turn
 from engine.rules.life import dying_turn, lose_hp
 from engine.rules.status import (
     GATED,
@@ -58,7 +59,7 @@ from engine.rules.status import (
     lose_turn,
 )
 from engine.rules.table import ACTIONS
-from engine.state.conditions import CANT_ACT, CONFUSED, ONE_MOVE, STAGGERED
+from engine.state.conditions import CANT_ACT, CONFUSED, FLEES, ONE_MOVE, STAGGERED
 from engine.state.effects import Cond, Moment, tick
 from engine.state.fight import FightState, ReactionEvent
 from engine.state.state import CombatantState
@@ -70,8 +71,8 @@ _PRONE = Cond.PRONE.value
 #: the moments of a turn (module constants: an enum member is slow to read)
 _TURN_START, _TURN_END = Moment.TURN_START, Moment.TURN_END
 _BLEEDING = Cond.BLEEDING.value
-#: the conditions that act at the start of a turn (bleeding, cannot act, confused)
-_AT_START = _BLEEDING | CANT_ACT | CONFUSED
+#: the conditions that act at the start of a turn (bleeding, cannot act, confused, fleeing)
+_AT_START = _BLEEDING | CANT_ACT | CONFUSED | FLEES
 #: the conditions that narrow the action budget
 _BUDGET = ONE_MOVE | STAGGERED
 
@@ -366,8 +367,10 @@ class Battle:
         if blocked is not None:
             lose_turn(fight, actor, blocked)
             return True
-        if actor.effects.cond & CONFUSED:
-            return confused_turn(fight, actor)
+        if actor.effects.cond & CONFUSED and confused_turn(fight, actor):
+            return True
+        if actor.effects.cond & FLEES:  # SRD « Frightened », « Panicked »
+            return flee_turn(fight, actor)
         return False
 
     def take_turn(self, actor: CombatantState) -> bool:

@@ -51,12 +51,17 @@ from engine.geometry.reach import (
 )
 from engine.rules.attack import flanking_ally, shoots_into_melee
 from engine.rules.moves import charge_line
+from engine.rules.status import GATED, gate
+from engine.state.conditions import CANT_MOVE, TABLE
 from engine.view.snapshot import CombatantView
 
 #: builds the legal-options menu of an Observation (:func:`engine.view.options.legal_options`)
 Menu = Callable[["Observation", GameMap], tuple[Option, ...]]
 
 SCHEMA_ID = "pf1e-sim/observation@1"
+
+#: the table of conditions by name: the order of ``condition_definitions``
+SORTED_CONDITIONS = tuple(sorted(TABLE, key=lambda c: c.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,7 +437,12 @@ class Observation:
         (:func:`engine.rules.moves.charge_line`, with the first attack that can)."""
         res = self._charge.get(target_id)
         if res is None:
-            res = charge_line(self._gmap, self, self.actor, target_id)
+            cond = self.actor.effects.cond
+            refused = gate(cond, "charge", True) if cond & GATED else None
+            if refused is not None:  # a condition forbids it (engine.rules.status.gate)
+                res = ChargeResult(False, refused)
+            else:
+                res = charge_line(self._gmap, self, self.actor, target_id)
             self._charge[target_id] = res
         return res
 
@@ -468,7 +478,7 @@ class Observation:
         the restricted withdraw when it has one action only)."""
         key = ("withdraw", "")
         hit = self._cache.get(key)
-        if hit is None and self.actor.prone:
+        if hit is None and (self.actor.prone or self.actor.effects.cond & CANT_MOVE):
             hit = False  # a prone combatant stands up first (no withdraw on its menu)
         if hit is None:
             me = self.actor
@@ -515,6 +525,7 @@ class Observation:
                 tgt.active
                 and tgt.side != me.side
                 and not me.staggered
+                and not me.effects.cond & CANT_MOVE
                 and me.speed_effective_ft > 5
                 and self.melee_weapon_for(target_id) is None
             ):
@@ -747,4 +758,5 @@ class Observation:
             "ranged_threatened": [list(row) for row in self.ranged_threatened],
             "last_turn_results": [r.to_dict() for r in self.last_turn_results],
             "legal_options": [o.to_dict() for o in self.legal_options],
+            "condition_definitions": [c.to_dict() for c in SORTED_CONDITIONS],
         }

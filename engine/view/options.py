@@ -12,11 +12,24 @@ defensively) are offered by the menu's own conditions. So choosing an option
 never produces an engine rejection (``tests/test_conformance.py``). Ids are
 stable strings: the same situation always gives the same ids in the same order.
 
+Conditions (:mod:`engine.state.conditions`) take options off the menu with the
+engine's own answers: an actor that cannot act gets ``wait`` alone; the options
+of any other are kept only when :func:`engine.rules.status.gate` lets each of
+their actions through (no movement when it cannot move, no charge or run when
+fatigued, entangled or exhausted) and, nauseated, when they fit its single move
+action (:func:`engine.rules.economy.filter_plan`: a move, a tumble, hide, repair,
+stand up, or wait); staggered, it gets the one-action menu of a disabled
+creature. Half speed shows in the paths (the view's ``speed_effective_ft``).
+
 A prone combatant gets ``stand_up``, ``stand_attack:<target>:<weapon>`` (stand
 up, then one attack), ``attack:<target>:<weapon>`` from the ground at −4,
 ``total_defense`` and ``wait``. Otherwise the options are, per active enemy in
 deployment order, then the non-targeted ones:
 
+* ``coup_de_grace:<target>:<weapon>`` — a helpless enemy finished with a weapon
+  that can (:func:`engine.rules.coup_de_grace.verify_coup_de_grace`: a melee weapon
+  that reaches it, a ranged one from an adjacent square); a full-round action,
+  never with one action only;
 * ``full_attack:<target>:<weapon>`` — every attack of one weapon that can hit now;
 * ``defensive_full_attack:<target>:<weapon>`` — the same with a melee weapon,
   fighting defensively (−4 on the attacks, +2 AC until the next turn);
@@ -63,6 +76,7 @@ from engine.content.actions import (
     AidAnotherAction,
     AttackAction,
     ChargeAction,
+    CoupDeGraceAction,
     DelayAction,
     DropProneAction,
     FightDefensivelyAction,
@@ -83,14 +97,22 @@ from engine.content.actions import (
 )
 from engine.content.maps import GameMap
 from engine.geometry.movement import step_toward
+from engine.rules.coup_de_grace import verify_coup_de_grace
+from engine.rules.economy import filter_plan
 from engine.rules.moves import verify_charge, verify_move, verify_run, verify_step, verify_withdraw
 from engine.rules.readiness import verify_aid, verify_ready
 from engine.rules.skills import trained
+from engine.rules.status import GATED, gate
 from engine.rules.stealth import verify_hide
 from engine.rules.strikes import verify_attack
-from engine.rules.table import verify_delay
+from engine.rules.table import ACTIONS, verify_delay
 from engine.rules.weapons import verify_repair
+from engine.state.conditions import CANT_ACT, HELPLESS, ONE_MOVE
 from engine.view.observation import Observation
+
+_HELPLESS = HELPLESS
+#: the conditions that take options off the menu (engine.rules.status.gate, nauseated)
+_LIMITING = GATED | ONE_MOVE
 
 
 def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
@@ -223,18 +245,67 @@ def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
     return [Option("hide", "se cacher (Discrétion)", (action,))]
 
 
+def _coup_de_grace_options(obs: Observation, gmap: GameMap, tid: str) -> list[Option]:
+    """``coup_de_grace:<target>:<weapon>`` per weapon that can finish the helpless
+    enemy ``tid`` (:func:`engine.rules.coup_de_grace.verify_coup_de_grace`)."""
+    me = obs.actor
+    out: list[Option] = []
+    for attack in me.attacks:
+        action = CoupDeGraceAction(target_id=tid, weapon_id=attack.id)
+        if not isinstance(verify_coup_de_grace(gmap, obs, me, action), Reason):
+            out.append(
+                Option(
+                    f"coup_de_grace:{tid}:{attack.id}",
+                    f"coup de grâce sur {tid} ({attack.name})",
+                    (action,),
+                )
+            )
+    return out
+
+
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
     """The menu for ``obs.actor`` on the engine's ``gmap`` (see module docstring)."""
+    cond = obs.actor.effects.cond
+    if cond & _LIMITING:
+        return _limited_options(obs, gmap, cond)
+    return _options(obs, gmap, False)
+
+
+def _limited_options(obs: Observation, gmap: GameMap, cond: int) -> tuple[Option, ...]:
+    """The menu of an actor under conditions that limit what it may do: the
+    options whose every action :func:`engine.rules.status.gate` lets through and,
+    nauseated, that fit its one move action (:func:`engine.rules.economy.filter_plan`,
+    the engine's own budget); one that cannot act only waits."""
+    wait = Option("wait", "attendre", (WaitAction(),))
+    if cond & CANT_ACT:
+        return (wait,)
+    nauseated = cond & ONE_MOVE != 0
+    out: list[Option] = []
+    for option in _options(obs, gmap, nauseated):
+        if cond & GATED and any(
+            gate(cond, a.kind, ACTIONS[a.kind].moves) is not None for a in option.actions
+        ):
+            continue
+        if nauseated and not all(filter_plan(option.actions, nauseated=True)[0]):
+            continue
+        out.append(option)
+    return tuple(out)
+
+
+def _options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...]:
+    """The menu before the conditions' limits (``single``: one action, as disabled)."""
     me = obs.actor
     if me.prone:
-        return _prone_options(obs, gmap, me.staggered or obs.round == 0)
+        return _prone_options(obs, gmap, single or me.staggered or obs.round == 0)
     out: list[Option] = []
-    # one action only: disabled, nonlethal equal to hp, or the surprise round
-    disabled = me.staggered or obs.round == 0
+    # one action only: disabled, nonlethal equal to hp, staggered, or the surprise round
+    disabled = single or me.staggered or obs.round == 0
     k = me.space
     occupied = obs.blockers()[0]
     for enemy in obs.enemies():
         tid = enemy.id
+        if not disabled and enemy.effects.cond & _HELPLESS:
+            out += _coup_de_grace_options(obs, gmap, tid)
         natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
             strike = AttackAction(target_id=tid, weapon_id=attack.id)

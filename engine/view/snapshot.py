@@ -41,12 +41,20 @@ from engine.content.creatures import (
 )
 from engine.content.maps import Cell
 from engine.core.checks import BonusType
-from engine.state.conditions import NO_THREAT
+from engine.state.conditions import (
+    CONDITIONS,
+    HALF_SPEED,
+    NO_THREAT,
+    STAT_NAMES,
+    TABLE_BITS,
+    names_of,
+)
 from engine.state.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
 from engine.state.state import CombatantState, LifeStates, Readied
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _NO_THREAT = NO_THREAT
+_HALF_SPEED = HALF_SPEED
 _CHARGING = Cond.CHARGING.value
 _RUNNING = Cond.RUNNING.value
 _PRONE = Cond.PRONE.value
@@ -154,8 +162,14 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
       dump=lambda v: sorted(v.immunities)),
     F("features", "list[str]", "its feats and features, lower-cased", "profile",
       dump=lambda v: sorted(v.features)),
-    F("conditions", "list[str]", "its fight-long conditions (blurred, invisible …)",
-      "profile", dump=lambda v: sorted(v.conditions)),
+    F("conditions", "list[ConditionStateModel]",
+      "its conditions now (names of the table, sorted), each with its rounds left "
+      "(None: until something ends it)", "view", dump=lambda v: v.condition_states()),
+    F("active_effects", "list[ActiveEffectModel]",
+      "every effect on it: source, typed modifiers by stat, the opponent or descriptor "
+      "it is limited to, rounds left (None: until something ends it)", "view"),
+    F("bleed", "int", "hit points its bleeding costs at the start of each of its turns",
+      "view"),
     F("attacks", "list[AttackModel]", "every attack of its file, broken weapons included",
       "profile", attr="all_attacks", dump=lambda v: [_attack_dict(a) for a in v.all_attacks]),
     F("pos", "list[int]", "the (row, column) of its space's anchor square", "state",
@@ -182,7 +196,8 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("running", "bool", "ran on its last turn: no Dex bonus to AC (unless the Run feat)",
       "view"),
     F("delayed", "bool", "delayed its turn this round (it cannot delay again)", "state"),
-    F("speed_effective_ft", "int", "movement of one move action (halved when disabled)",
+    F("speed_effective_ft", "int",
+      "movement of one move action (halved once when disabled, entangled or exhausted)",
       "view"),
     F("hidden_from", "list[str]", "ids of the enemies it is hidden from, sorted", "state",
       state="tuple(sorted(c.hidden_from)) if c.hidden_from else ()",
@@ -352,8 +367,53 @@ class CombatantView(LifeStates):
         return self.static.profile.features
 
     @property
-    def conditions(self) -> Sequence[str]:
-        return self.static.profile.spec.conditions
+    def conditions(self) -> tuple[str, ...]:
+        """The names of its conditions now (the table's, :mod:`engine.state.conditions`),
+        sorted; :meth:`condition_states` adds their rounds left."""
+        cond = self.effects.cond & TABLE_BITS
+        if not cond:
+            return ()
+        return tuple(sorted(names_of(cond)))
+
+    def condition_states(self) -> list[dict[str, Any]]:
+        """Its conditions with their rounds left (JSON form): per condition the
+        longest count of the effects that give it, ``None`` when one of them lasts
+        until something ends it."""
+        effects = self.effects
+        out: list[dict[str, Any]] = []
+        for name in self.conditions:
+            bit = CONDITIONS[name].bit.value
+            left: int | None = 0
+            for e in effects.items:
+                if e.cond & bit:
+                    n = effects.rounds_left(e)
+                    left = None if n is None or left is None else max(left, n)
+            out.append({"name": name, "rounds_left": left})
+        return out
+
+    @property
+    def active_effects(self) -> list[dict[str, Any]]:
+        """Every effect on it (JSON form, built when asked), in the order of its effects."""
+        effects = self.effects
+        return [
+            {
+                "source": e.source,
+                "modifiers": [
+                    {"stat": STAT_NAMES[stat], "value": m.value, "type": m.type.value}
+                    for stat, m in e.mods
+                ],
+                "against": e.against,
+                "when": e.when,
+                "rounds_left": effects.rounds_left(e),
+            }
+            for e in effects.items
+        ]
+
+    @property
+    def bleed(self) -> int:
+        """The hit points its bleeding costs per turn (the worst of its bleed effects)."""
+        items = self.effects.items
+        return max((e.bleed for e in items), default=0) if items else 0
 
     @property
     def spells(self) -> Sequence[str]:
@@ -428,10 +488,13 @@ class CombatantView(LifeStates):
 
     @property
     def speed_effective_ft(self) -> int:
-        """Movement of one move action: max(land, fly), halved when disabled."""
+        """Movement of one move action: max(land, fly), halved (once) when disabled,
+        entangled or exhausted (:attr:`engine.state.state.CombatantState.speed_ft`)."""
         spec = self.static.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        return (speed // 10) * 5 if self.disabled else speed
+        if self.disabled or self.effects.cond & _HALF_SPEED:
+            return (speed // 10) * 5
+        return speed
 
     @property
     def speed_ft(self) -> int:
