@@ -12,7 +12,10 @@ deployment order). Then, in order:
    where the move ends (the move alone otherwise).
 
 A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
-else a move.
+else a move. Under a condition that limits its turn (cannot act, nauseated,
+staggered, unable to move) it plays :func:`policies.limits.limited_plan`; when
+its target is helpless, :func:`policies.limits.helpless_choice` (a coup de grâce
+when nothing else threatens it, else the nearest enemy that is not helpless).
 """
 
 from __future__ import annotations
@@ -28,11 +31,15 @@ from engine.content.actions import (
     TurnPlan,
     WaitAction,
 )
+from engine.state.conditions import HELPLESS
 from engine.state.effects import Cond
 from engine.view.observation import Observation
+from policies.limits import LIMITING, helpless_choice, limited_plan
 
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value
+_HELPLESS = HELPLESS
+_LIMITING = LIMITING
 
 
 class HeuristicPolicy:
@@ -47,11 +54,19 @@ class HeuristicPolicy:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
         keyed = [(obs.distance_ft(e.id), e.hp, i, e) for i, e in enumerate(enemies)]
         target = min(keyed)[3]
+        if target.effects.cond & _HELPLESS:
+            choice = helpless_choice(obs, target, [k[3] for k in sorted(keyed)])
+            if isinstance(choice, TurnPlan):
+                return choice
+            target = choice
         tid = target.id
         actions: tuple[Action, ...]
+        cond = me.effects.cond
+        if cond & _LIMITING:
+            return limited_plan(obs, target)
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)
-        if me.effects.cond & _PRONE:
+        if cond & _PRONE:
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None and not me.staggered:
                 actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))

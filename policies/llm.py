@@ -60,7 +60,9 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.content.actions import TurnPlan
+from engine.state.conditions import CONDITIONS, TABLE_BITS
 from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
 from policies.answers import AnswerError, clean_text, complete_checked, parse_json_answer
 from policies.heuristic import HeuristicPolicy
 from policies.tactics import Figures, dominated, option_figures, outclassed
@@ -249,7 +251,9 @@ def decision_grammar(option_ids: list[str]) -> str:
 #: ``hide`` and ``tumble`` (Stealth and Acrobatics) are niche tactical options
 #: hidden the same way, which also keeps the prompts of the recorded cassettes
 #: unchanged. So are ``ready`` and ``aid_another`` (readied attacks, aiding an
-#: ally): niche options the small model would pick instead of attacking.
+#: ally): niche options the small model would pick instead of attacking. The
+#: ``coup_de_grace`` is shown: it is offered only next to a helpless enemy, where
+#: it is the decisive option (its figures: a sure hit, the critical damage).
 HIDDEN_KINDS = frozenset(
     {
         "delay",
@@ -263,6 +267,19 @@ HIDDEN_KINDS = frozenset(
         "aid_another",
     }
 )
+
+
+def conditions_text(view: CombatantView) -> str:
+    """A combatant's conditions in French for the prompt (« secoué 2 rounds,
+    à terre »; empty without any, which leaves the prompt as it was)."""
+    if not view.effects.cond & TABLE_BITS:
+        return ""
+    parts: list[str] = []
+    for state in view.condition_states():
+        label = CONDITIONS[state["name"]].label
+        left = state["rounds_left"]
+        parts.append(label if left is None else f"{label} {left} round{'s' if left > 1 else ''}")
+    return ", ".join(parts)
 
 
 def shown_options(
@@ -478,6 +495,7 @@ class LLMPolicy:
                 "ac": c.ac.total,
                 "distance": pair.distance_ft,
                 "threatens": pair.target_threatens_me,
+                "conditions": conditions_text(c),
             }
 
         keys = answer_keys(options, self.answer)
@@ -485,7 +503,7 @@ class LLMPolicy:
             figures = [option_figures(obs, o) for o in options]
         user = self._env.get_template("tactics/turn.j2").render(
             round=obs.round,
-            me={**profile, "hp": me.hp, "pos": me.pos},
+            me={**profile, "hp": me.hp, "pos": me.pos, "conditions": conditions_text(me)},
             last_results=[r.to_dict() for r in obs.last_turn_results],
             allies=[brief(c) for c in obs.allies()],
             enemies=[brief(c) for c in obs.enemies()],

@@ -64,6 +64,7 @@ OptionKind = Literal[
     "tumble",
     "ready",
     "aid_another",
+    "coup_de_grace",
     "wait",
 ]
 TARGETED = frozenset(
@@ -78,10 +79,18 @@ TARGETED = frozenset(
         "stand_attack",
         "run",
         "tumble",
+        "coup_de_grace",
     }
 )
 WITH_WEAPON = frozenset(
-    {"full_attack", "defensive_full_attack", "attack", "move_attack", "stand_attack"}
+    {
+        "full_attack",
+        "defensive_full_attack",
+        "attack",
+        "move_attack",
+        "stand_attack",
+        "coup_de_grace",
+    }
 )
 #: option kinds whose id is ``<kind>:<weapon>`` (no target)
 WEAPON_ONLY = frozenset({"repair_weapon"})

@@ -49,7 +49,11 @@ role tags, then the role of its id, then the first phase that holds):
 3. the target: the last target of ``same_target_as`` while both stand, else
    ``focus_fire``'s shared target while it stands, else the first enemy by
    ``focus``, then ``target_roles``, then ``targets``;
-4. prone or disabled: as the heuristic (stand up / one action);
+4. a helpless target: a coup de grâce, or the first enemy that is not helpless
+   when one threatens the actor (:func:`policies.limits.helpless_choice`); under
+   a condition that limits the turn, :func:`policies.limits.limited_plan` (and no
+   hit point guard of step 2); prone or disabled: as the heuristic (stand up /
+   one action);
 5. an enemy closer than ``keep_distance_ft`` → withdraw when offered;
 6. attack in the order of ``engagement`` (``any``: the heuristic's order — melee
    in reach, any weapon in range, charge, 5-foot step, a ranged shot at another
@@ -124,10 +128,14 @@ from engine.content.validation import (
     read_text,
     validate,
 )
+from engine.state.conditions import HELPLESS
 from engine.state.effects import Cond
 from engine.view.observation import Observation
 from engine.view.snapshot import CombatantView
+from policies.limits import LIMITING, helpless_choice, limited_plan
 
+_HELPLESS = HELPLESS
+_LIMITING = LIMITING
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value
 
@@ -709,7 +717,7 @@ class StrategyPolicy:
         enemies = obs.enemies()
         if not enemies:
             return TurnPlan((WaitAction(),), "aucun ennemi actif")
-        if compiled.guard:
+        if compiled.guard and not me.effects.cond & _LIMITING:
             plan = self._low_hp(obs, t)
             if plan is not None:
                 return plan
@@ -736,6 +744,14 @@ class StrategyPolicy:
             target = mate
         elif t.focus_fire:
             target = self._shared_target(obs, target, enemies)
+        if target.effects.cond & _HELPLESS:
+            ordered = [e for _, e in sorted(keyed, key=_first)] if keyed else enemies
+            choice = helpless_choice(obs, target, ordered)
+            if isinstance(choice, TurnPlan):
+                return choice
+            target = choice
+        if me.effects.cond & _LIMITING:
+            return limited_plan(obs, target)
         tid = target.id
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)

@@ -13,14 +13,16 @@ turn loop pays for: only a policy that asks gets them):
   bonuses); a natural 1 always misses and a natural 20 always hits, so every
   chance lies between 5 and 95 %;
 * the expected damage: the sum over the rolls of chance × mean damage (at
-  least 1 on a hit), **critical hits and damage reduction ignored**, capped at
+  least 1 on a hit), **critical hits and damage reduction ignored** (a coup de
+  grâce: a sure hit, its critical multiplier × the mean damage, the Fortitude
+  save that may kill not counted), capped at
   what takes the target out of the fight (its hp + 1: below 0 it is dying), so
   a shot at a target left at 0 hp weighs at most 1;
 * the target's hp left (and maximum);
 * the enemies whose attack of opportunity the plan risks: those threatening a
   square it leaves (the withdraw's first square and the 5-foot step excepted),
-  a square it shoots from, or the square it stands up in, that still have an
-  attack of opportunity this round.
+  a square it shoots from, the square it stands up in or delivers a coup de
+  grâce from, that still have an attack of opportunity this round.
 
 Modifiers the observation does not expose from a square the plan moves to
 (high ground, shooting into a melee) are taken from the current square;
@@ -35,6 +37,7 @@ from engine.content.actions import (
     Action,
     AttackAction,
     ChargeAction,
+    CoupDeGraceAction,
     FightDefensivelyAction,
     FullAttackAction,
     MoveAction,
@@ -209,6 +212,15 @@ def option_figures(obs: Observation, option: Option) -> Figures:
     chances: list[float] = []
     expected = 0.0
     for action in option.actions:
+        if isinstance(action, CoupDeGraceAction) and action.target_id is not None:
+            # an automatic critical hit, from where the actor stands (it provokes)
+            target = obs.combatant(action.target_id)
+            weapon = _attack_of(me, action.weapon_id)
+            if weapon is not None:
+                chances.append(1.0)
+                expected += weapon.crit_mult * mean_damage(weapon)
+            threat_cells.append(end)
+            continue
         if not isinstance(action, (AttackAction, FullAttackAction, ChargeAction)):
             continue
         if action.target_id is None:
