@@ -40,6 +40,8 @@ from policies.limits import LIMITING, helpless_choice, limited_plan
 _PRONE = Cond.PRONE.value
 _HELPLESS = HELPLESS
 _LIMITING = LIMITING
+#: prone, or a condition that limits the turn
+_SPECIAL = _PRONE | _LIMITING
 
 
 class HeuristicPolicy:
@@ -61,12 +63,12 @@ class HeuristicPolicy:
             target = choice
         tid = target.id
         actions: tuple[Action, ...]
-        cond = me.effects.cond
-        if cond & _LIMITING:
-            return limited_plan(obs, target)
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)
-        if cond & _PRONE:
+        cond = me.effects.cond
+        if cond & _SPECIAL:  # (one test for both: most turns have neither)
+            if cond & _LIMITING:
+                return limited_plan(obs, target)
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None and not me.staggered:
                 actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))

@@ -57,11 +57,10 @@ class LifeStates:
     def staggered(self) -> bool:
         """One move or standard action per turn: disabled, nonlethal equal to hp, or
         the staggered condition (SRD « Staggered »)."""
-        return (
-            (not self.dead and self.hp == 0)
-            or (self.hp > 0 and self.nonlethal == self.hp)
-            or self.effects.cond & _STAGGERED != 0
-        )
+        hp = self.hp  # (the living case first: the loop asks every turn)
+        if hp > 0:
+            return self.nonlethal == hp or self.effects.cond & _STAGGERED != 0
+        return (hp == 0 and not self.dead) or self.effects.cond & _STAGGERED != 0
 
     @property
     def dying(self) -> bool:
@@ -196,7 +195,7 @@ class CombatantState(LifeStates):
         disabled, entangled or exhausted (``docs/rules.md``, « Half speed »)."""
         spec = self.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        if self.disabled or self.effects.cond & _HALF_SPEED:
+        if (self.hp == 0 and not self.dead) or self.effects.cond & _HALF_SPEED:  # disabled
             speed = (speed // 10) * 5
         return speed
 

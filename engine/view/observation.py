@@ -437,12 +437,12 @@ class Observation:
         (:func:`engine.rules.moves.charge_line`, with the first attack that can)."""
         res = self._charge.get(target_id)
         if res is None:
-            cond = self.actor.effects.cond
-            refused = gate(cond, "charge", True) if cond & GATED else None
-            if refused is not None:  # a condition forbids it (engine.rules.status.gate)
-                res = ChargeResult(False, refused)
-            else:
-                res = charge_line(self._gmap, self, self.actor, target_id)
+            me = self.actor
+            res = charge_line(self._gmap, self, me, target_id)
+            if me.effects.cond & GATED:  # a condition may forbid it (engine.rules.status.gate)
+                refused = gate(me.effects.cond, "charge", True)
+                if refused is not None:
+                    res = ChargeResult(False, refused)
             self._charge[target_id] = res
         return res
 

@@ -492,7 +492,7 @@ class CombatantView(LifeStates):
         entangled or exhausted (:attr:`engine.state.state.CombatantState.speed_ft`)."""
         spec = self.static.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        if self.disabled or self.effects.cond & _HALF_SPEED:
+        if (self.hp == 0 and not self.dead) or self.effects.cond & _HALF_SPEED:  # disabled
             return (speed // 10) * 5
         return speed
 
