@@ -195,3 +195,18 @@ def test_a_script_may_deliver_a_coup_de_grace():
     plan = policy.decide(b.observe(me))
     assert [a.kind for a in plan.actions] == ["coup_de_grace"] and plan.rationale is not None
     assert "coup de grâce sur foe (sword)" in plan.rationale
+
+
+def test_asked_anyway_no_policy_acts_for_a_creature_that_cannot_act():
+    scripted = ScriptedPolicy(parse_script("rules:\n  - do: full_attack\n"))
+    for policy in (HeuristicPolicy(), StrategyPolicy(StrategySpec()), scripted):
+        b, me, _foe = _fight(foe_at=(2, 3))
+        give_condition(b.fight, me, "stunned", 2, effect="test")
+        assert policy.decide(b.observe(me)).actions == (WaitAction(),), policy
+
+
+def test_the_strategy_policy_finishes_a_helpless_enemy_too():
+    b, me, foe = _fight(foe_at=(2, 3))
+    give_condition(b.fight, foe, "paralyzed", None, effect="test")
+    plan = StrategyPolicy(StrategySpec()).decide(b.observe(me))
+    assert [a.kind for a in plan.actions] == ["coup_de_grace"]
