@@ -48,6 +48,7 @@ from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
+from engine.rules.saves import initiative_modifiers
 from engine.rules.status import (
     GATED,
     bleed_turn,
@@ -168,13 +169,10 @@ class Battle:
         fight = self.fight
         for c in self.combatants:
             mod = c.profile.spec.initiative_mod
-            rec = check(
-                fight.rng,
-                D20_PLAIN,
-                CheckKind.INITIATIVE,
-                (Modifier(mod, "initiative"),),
-                None,
-            )
+            mods: tuple[Modifier, ...] = (Modifier(mod, "initiative"),)
+            if c.effects.items:  # a starting condition (deafened: −4), a lowered Dex
+                mods += initiative_modifiers(c)
+            rec = check(fight.rng, D20_PLAIN, CheckKind.INITIATIVE, mods, None)
             c.initiative = rec.total
             c.init_key = float(rec.total)
             c.initiative_roll = rec
