@@ -280,17 +280,21 @@ def modifier(value: int, source: str) -> Modifier:
     return Modifier(value, source)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Swing:
-    """What one attack roll did: its roll and whether it landed (concealment included)."""
+    """What one attack roll did: its roll and whether it landed (concealment included).
+
+    Read-only by contract; not frozen, which makes it cheaper to build (every swing
+    makes one)."""
 
     roll: RollRecord
     hit: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Damage:
-    """One hit's damage after every reduction, and what reduced it."""
+    """One hit's damage after every reduction, and what reduced it (read-only by
+    contract; not frozen, which makes it cheaper to build: every hit makes one)."""
 
     lethal: int
     nonlethal: int
