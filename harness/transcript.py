@@ -56,6 +56,7 @@ from engine.core.events import (
     TumbleCheck,
     WeaponState,
 )
+from engine.rules.saves import DESCRIPTOR_LABELS
 from engine.state.conditions import CONDITIONS
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
@@ -365,7 +366,10 @@ def _condition_line(event: Event) -> Line | None:
         if event.why == "aura":
             text = f"{event.effect} : protégé (jet de sauvegarde déjà réussi)"
         else:
-            text = f"{event.effect} : immunisé ({event.why})"
+            why = DESCRIPTOR_LABELS.get(event.why) or (
+                CONDITIONS[event.why].label if event.why in CONDITIONS else event.why
+            )
+            text = f"{event.effect} : immunisé ({why})"
         return (event.round, event.actor, text, ())
     if isinstance(event, CannotAct):
         label = CONDITIONS[event.condition].label
