@@ -46,13 +46,13 @@ from engine.core.events import (
 )
 from engine.core.rng import Rng
 from engine.rules import readiness
+from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
 from engine.rules.status import (
     GATED,
     bleed_turn,
     blocking_condition,
-    confused_turn,
     gate,
     log_expired,
     lose_turn,
