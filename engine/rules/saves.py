@@ -17,8 +17,9 @@
   Reflex save (+1, +2, +4); soft cover (creatures) gives none.
 * **Harmless** effects, and willing targets, roll nothing: no die is drawn.
 * **Immunities**: :func:`immune` says whether a creature ignores an effect with
-  some descriptors or condition — its file's ``immunities`` and the traits of
-  its type (SRD « Undead Traits », « Construct Traits »…).
+  some descriptors or condition (:func:`immunity` names what) — its file's
+  ``immunities`` and the traits of its type (SRD « Undead Traits », « Construct
+  Traits »…).
 """
 
 from __future__ import annotations
@@ -99,14 +100,27 @@ def immune(
     >>> sorted(TYPE_IMMUNITIES["undead"] & {"mind-affecting", "paralysis", "fire"})
     ['mind-affecting', 'paralysis']
     """
+    return immunity(target, descriptors, condition) is not None
+
+
+def immunity(
+    target: CombatantState, descriptors: Iterable[str], condition: str | None = None
+) -> str | None:
+    """What makes ``target`` ignore such an effect (:func:`immune`): the first of
+    ``descriptors`` it is immune to, else ``condition`` or the descriptor that
+    keeps ``condition`` off (« paralysis »); ``None`` when it is not immune."""
     known = immunities(target)
     if not known:
-        return False
-    if any(d in known for d in descriptors):
-        return True
+        return None
+    for d in descriptors:
+        if d in known:
+            return d
     if condition is None:
-        return False
-    return condition in known or CONDITION_IMMUNITY.get(condition, "") in known
+        return None
+    if condition in known:
+        return condition
+    trait = CONDITION_IMMUNITY.get(condition)
+    return trait if trait is not None and trait in known else None
 
 
 def reflex_cover(gmap: GameMap, origin: Cell, cell: Cell) -> int:

@@ -41,7 +41,7 @@ from engine.content.creatures import (
 )
 from engine.content.maps import Cell
 from engine.core.checks import BonusType
-from engine.state.conditions import NO_THREAT
+from engine.state.conditions import NO_THREAT, names_of
 from engine.state.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
 from engine.state.state import CombatantState, LifeStates, Readied
 
@@ -154,8 +154,8 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
       dump=lambda v: sorted(v.immunities)),
     F("features", "list[str]", "its feats and features, lower-cased", "profile",
       dump=lambda v: sorted(v.features)),
-    F("conditions", "list[str]", "its fight-long conditions (blurred, invisible …)",
-      "profile", dump=lambda v: sorted(v.conditions)),
+    F("conditions", "list[str]", "the conditions of the table it is under now (shaken, prone …)",
+      "view", dump=lambda v: sorted(v.conditions)),
     F("attacks", "list[AttackModel]", "every attack of its file, broken weapons included",
       "profile", attr="all_attacks", dump=lambda v: [_attack_dict(a) for a in v.all_attacks]),
     F("pos", "list[int]", "the (row, column) of its space's anchor square", "state",
@@ -353,7 +353,8 @@ class CombatantView(LifeStates):
 
     @property
     def conditions(self) -> Sequence[str]:
-        return self.static.profile.spec.conditions
+        """The table's conditions its effects give it now (table order)."""
+        return names_of(self.effects.cond)
 
     @property
     def spells(self) -> Sequence[str]:
