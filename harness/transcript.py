@@ -54,6 +54,7 @@ from engine.core.events import (
     TumbleCheck,
     WeaponState,
 )
+from engine.rules.saves import DESCRIPTOR_LABELS
 from engine.state.conditions import CONDITIONS
 
 #: one transcript line: (round or None for raw lines, actor id or None, message, rolls)
@@ -318,43 +319,6 @@ def _attack(e: Attack) -> Line:
 
 
 _SAVE_NAMES = {"fort": "Vigueur", "ref": "Réflexes", "will": "Volonté"}
-#: the French names of the immunities an ``Immune`` event names (descriptors; a
-#: condition of the table is named by its label)
-_IMMUNITY_FR = {
-    "mind-affecting": "effets mentaux",
-    "fear": "terreur",
-    "emotion": "émotions",
-    "compulsion": "coercition",
-    "charm": "charme",
-    "poison": "poison",
-    "disease": "maladies",
-    "paralysis": "paralysie",
-    "sleep": "sommeil",
-    "stun": "étourdissement",
-    "death": "effets de mort",
-    "bleed": "saignement",
-    "fatigue": "fatigue",
-    "exhaustion": "épuisement",
-    "nonlethal": "dégâts non létaux",
-    "necromancy": "nécromancie",
-    "gaze": "regards",
-    "illusion": "illusions",
-}
-
-
-def immunity_fr(why: str) -> str:
-    """The French name of an immunity: a descriptor, a condition of the table, or
-    (anything else, a damage type) as written.
-
-    >>> immunity_fr("mind-affecting"), immunity_fr("paralyzed"), immunity_fr("cold")
-    ('effets mentaux', 'paralysé', 'cold')
-    """
-    if why in _IMMUNITY_FR:
-        return _IMMUNITY_FR[why]
-    cond = CONDITIONS.get(why)
-    return cond.label if cond is not None else why
-
-
 _CONFUSION = {
     "normal": "agit normalement",
     "babble": "balbutie (tour perdu)",
@@ -390,7 +354,10 @@ def _condition_line(event: Event) -> Line | None:
         if event.why == "aura":
             text = f"{event.effect} : protégé (jet de sauvegarde déjà réussi)"
         else:
-            text = f"{event.effect} : immunisé ({immunity_fr(event.why)})"
+            why = DESCRIPTOR_LABELS.get(event.why) or (
+                CONDITIONS[event.why].label if event.why in CONDITIONS else event.why
+            )
+            text = f"{event.effect} : immunisé ({why})"
         return (event.round, event.actor, text, ())
     if isinstance(event, CannotAct):
         label = CONDITIONS[event.condition].label

@@ -13,12 +13,17 @@ deployment order). Then, in order:
 
 A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
 else a move.
+
+Plans are immutable values, so the policy builds each (shape, target, weapon) plan
+once and hands the same :class:`TurnPlan` again: a frozen dataclass costs a few
+thousand instructions to build, as much as the rest of a melee turn's decision.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.content.actions import (
-    Action,
     AttackAction,
     ChargeAction,
     FiveFootStepAction,
@@ -34,54 +39,114 @@ from engine.view.observation import Observation
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value
 
+#: at most this many plans are kept (ids of many encounters through one policy)
+_MAX_PLANS = 4096
+
+
+def _stand_attack(tid: str, wid: str | None) -> TurnPlan:
+    actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=wid))
+    return TurnPlan(actions, "à terre : se relève puis attaque")
+
+
+def _stand(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((StandUpAction(),), "à terre : se relève")
+
+
+def _disabled_attack(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((AttackAction(target_id=tid, weapon_id=wid),), "invalide : une seule attaque")
+
+
+def _disabled_move(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
+
+
+def _melee(tid: str, wid: str | None) -> TurnPlan:
+    actions = (FullAttackAction(target_id=tid, weapon_id=wid),)
+    return TurnPlan(actions, "au contact : attaque à outrance")
+
+
+def _shoot(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((FullAttackAction(target_id=tid, weapon_id=wid),), "à portée de tir")
+
+
+def _charge(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
+
+
+def _step(tid: str, wid: str | None) -> TurnPlan:
+    actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
+    return TurnPlan(actions, "un pas de placement puis attaque à outrance")
+
+
+def _approach_attack(tid: str, wid: str | None) -> TurnPlan:
+    actions = (MoveAction(target_id=tid), AttackAction(target_id=tid))
+    return TurnPlan(actions, "approche puis attaque")
+
+
+def _approach(tid: str, wid: str | None) -> TurnPlan:
+    return TurnPlan((MoveAction(target_id=tid),), "approche")
+
+
+#: a plan of the policy, from its target's and its weapon's ids
+Shape = Callable[[str, str | None], TurnPlan]
+
+#: the plan of a turn without any active enemy
+_WAIT = TurnPlan((WaitAction(),), "aucun ennemi actif")
+
 
 class HeuristicPolicy:
     """Deterministic baseline policy: no randomness, no state between turns."""
 
     name = "heuristic"
 
+    def __init__(self) -> None:
+        #: the plans already built, by (shape, target id, weapon id)
+        self._plans: dict[tuple[Shape, str, str | None], TurnPlan] = {}
+
+    def _plan(self, shape: Shape, tid: str, wid: str | None = None) -> TurnPlan:
+        """The plan ``shape(tid, wid)``, built once."""
+        key = (shape, tid, wid)
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) >= _MAX_PLANS:
+                self._plans.clear()
+            plan = self._plans[key] = shape(tid, wid)
+        return plan
+
     def decide(self, obs: Observation) -> TurnPlan:
         me = obs.actor
         enemies = obs.enemies()
         if not enemies:
-            return TurnPlan((WaitAction(),), "aucun ennemi actif")
+            return _WAIT
         keyed = [(obs.distance_ft(e.id), e.hp, i, e) for i, e in enumerate(enemies)]
         target = min(keyed)[3]
         tid = target.id
-        actions: tuple[Action, ...]
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)
         if me.effects.cond & _PRONE:
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None and not me.staggered:
-                actions = (StandUpAction(), AttackAction(target_id=tid, weapon_id=weapon.id))
-                return TurnPlan(actions, "à terre : se relève puis attaque")
-            return TurnPlan((StandUpAction(),), "à terre : se relève")
+                return self._plan(_stand_attack, tid, weapon.id)
+            return self._plan(_stand, tid)
         if me.disabled:
             weapon, _ = obs.weapon_for(tid)
             if weapon is not None:
-                actions = (AttackAction(target_id=tid, weapon_id=weapon.id),)
-                return TurnPlan(actions, "invalide : une seule attaque")
-            return TurnPlan((MoveAction(target_id=tid),), "invalide : un seul déplacement")
+                return self._plan(_disabled_attack, tid, weapon.id)
+            return self._plan(_disabled_move, tid)
         melee = obs.melee_weapon_for(tid)
         if melee is not None:
-            actions = (FullAttackAction(target_id=tid, weapon_id=melee.id),)
-            return TurnPlan(actions, "au contact : attaque à outrance")
+            return self._plan(_melee, tid, melee.id)
         weapon, _ = obs.weapon_for(tid)
         if weapon is not None:
-            actions = (FullAttackAction(target_id=tid, weapon_id=weapon.id),)
-            return TurnPlan(actions, "à portée de tir")
+            return self._plan(_shoot, tid, weapon.id)
         if obs.charge(tid).ok:
-            return TurnPlan((ChargeAction(target_id=tid),), "ligne droite dégagée : charge")
+            return self._plan(_charge, tid)
         if obs.can_step5_to_attack(tid):
-            actions = (FiveFootStepAction(target_id=tid), FullAttackAction(target_id=tid))
-            return TurnPlan(actions, "un pas de placement puis attaque à outrance")
+            return self._plan(_step, tid)
         for *_key, enemy in sorted(keyed):
             weapon, _ = obs.weapon_for(enemy.id)
             if weapon is not None:
-                actions = (FullAttackAction(target_id=enemy.id, weapon_id=weapon.id),)
-                return TurnPlan(actions, "à portée de tir")
+                return self._plan(_shoot, enemy.id, weapon.id)
         if obs.weapon_after_move(tid) is not None:
-            actions = (MoveAction(target_id=tid), AttackAction(target_id=tid))
-            return TurnPlan(actions, "approche puis attaque")
-        return TurnPlan((MoveAction(target_id=tid),), "approche")
+            return self._plan(_approach_attack, tid)
+        return self._plan(_approach, tid)

@@ -33,6 +33,8 @@ from engine.geometry.los import flanks
 from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
 from engine.rules.auras import rider_hit
 from engine.rules.life import apply_damage, apply_nonlethal
+from engine.rules.saves import SCORE_CONDITIONS as _SCORES
+from engine.rules.saves import score_delta
 from engine.state.conditions import (
     CONCEALING,
     CONDITIONS,
@@ -136,25 +138,8 @@ def miss_chance(actor: CombatantState, target: CombatantState) -> int:
     return chance
 
 
-#: the conditions that change the Strength or Dexterity score
-_SCORES = Cond.FATIGUED.value | Cond.EXHAUSTED.value | Cond.ENTANGLED.value | Cond.GRAPPLED.value
-
-
 #: the conditions that change a target's AC beyond its effects' modifiers
 _AC_CONDITIONS = _HELPLESS | _DENIES_DEX | _SCORES
-
-
-def score_delta(creature: CombatantState, stat: Stat) -> int:
-    """How much its effects' changes to its Strength (``STR``) or Dexterity (``DEX``)
-    score move that ability's modifier (SRD « Fatigued »: −2 Str and Dex)."""
-    change = creature.effects.total(stat)
-    if not change:
-        return 0
-    abilities = creature.profile.spec.abilities
-    score = abilities.str_score if stat == STR else abilities.dex_score
-    if score is None:
-        return 0
-    return (score + change - 10) // 2 - (score - 10) // 2
 
 
 _CONFUSED = Cond.CONFUSED.value
@@ -298,17 +283,21 @@ def modifier(value: int, source: str) -> Modifier:
     return Modifier(value, source)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Swing:
-    """What one attack roll did: its roll and whether it landed (concealment included)."""
+    """What one attack roll did: its roll and whether it landed (concealment included).
+
+    Read-only by contract; not frozen, which makes it cheaper to build (every swing
+    makes one)."""
 
     roll: RollRecord
     hit: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Damage:
-    """One hit's damage after every reduction, and what reduced it."""
+    """One hit's damage after every reduction, and what reduced it (read-only by
+    contract; not frozen, which makes it cheaper to build: every hit makes one)."""
 
     lethal: int
     nonlethal: int

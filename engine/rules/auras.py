@@ -9,7 +9,7 @@
   is affected, unless:
 
   - an outcome fits none of its Hit Dice (its file's ``level``): nothing to give;
-  - it is immune (:func:`engine.rules.saves.immunity`: the aura's descriptors, the
+  - it is immune (:func:`engine.rules.saves.immune`: the aura's descriptors, the
     condition; an undead to a mind-affecting fear) — said once, then passed over;
   - the aura ``spares_same_aura`` and it has an aura of the same name (SRD
     « Stench »: troglodytes do not smell each other) — passed over silently;
@@ -41,7 +41,7 @@ from engine.content.abilities import Aura, AuraOutcome, Rider
 from engine.content.space import body_distance_ft
 from engine.core.events import Immune
 from engine.geometry.reach import body_line_of_effect
-from engine.rules.saves import immunity, roll_save
+from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition, roll_rounds
 from engine.state.conditions import CONDITIONS
 from engine.state.effects import Cond
@@ -104,7 +104,7 @@ def emanate(fight: FightState, owner: CombatantState, index: int, aura: Aura) ->
             spared.add(key)
             continue
         label = label or aura_label(aura, owner)
-        why = immunity(target, aura.descriptors, outcome.condition)
+        why = immune(target, aura.descriptors, outcome.condition)
         if why is not None:
             spared.add(key)
             if fight.log is not None:
@@ -154,7 +154,7 @@ def rider_hit(
     docstring); returns whether the condition took hold."""
     if not target.active:
         return False
-    why = immunity(target, rider.descriptors, rider.condition)
+    why = immune(target, rider.descriptors, rider.condition)
     if why is not None:
         if fight.log is not None:
             fight.log.append(Immune(fight.round, target.id, rider.name, why))

@@ -17,9 +17,8 @@
   Reflex save (+1, +2, +4); soft cover (creatures) gives none.
 * **Harmless** effects, and willing targets, roll nothing: no die is drawn.
 * **Immunities**: :func:`immune` says whether a creature ignores an effect with
-  some descriptors or condition (:func:`immunity` names what) — its file's
-  ``immunities`` and the traits of its type (SRD « Undead Traits », « Construct
-  Traits »…).
+  some descriptors or condition — its file's ``immunities`` and the traits of
+  its type (SRD « Undead Traits », « Construct Traits »…).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from engine.content.packs import D20_SAVE
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.events import SavingThrow
 from engine.geometry.los import pair_geometry
-from engine.state.effects import DEX, SAVE_STATS
+from engine.state.effects import DEX, INITIATIVE, SAVE_STATS, STR, Cond, Stat
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
@@ -70,6 +69,22 @@ CONDITION_IMMUNITY: dict[str, str] = {
     "exhausted": "exhaustion",
 }
 
+#: the French names of the descriptors and immunities a transcript shows
+DESCRIPTOR_LABELS: dict[str, str] = {
+    "mind-affecting": "effets mentaux",
+    "fear": "terreur",
+    "paralysis": "paralysie",
+    "sleep": "sommeil",
+    "stun": "étourdissement",
+    "poison": "poison",
+    "disease": "maladie",
+    "bleed": "saignement",
+    "death": "effets de mort",
+    "fatigue": "fatigue",
+    "exhaustion": "épuisement",
+    "nonlethal": "dégâts non létaux",
+}
+
 #: the alignment descriptors of a source's alignment letters
 _ALIGNMENT: dict[str, str] = {"L": "lawful", "C": "chaotic", "G": "good", "E": "evil"}
 
@@ -93,22 +108,14 @@ def immunities(target: CombatantState) -> frozenset[str]:
 
 def immune(
     target: CombatantState, descriptors: Iterable[str], condition: str | None = None
-) -> bool:
-    """Whether ``target`` ignores an effect with ``descriptors`` that would give it
-    ``condition`` (SRD: « immunity to mind-affecting effects », « to paralysis »…).
+) -> str | None:
+    """What makes ``target`` ignore an effect with ``descriptors`` that would give it
+    ``condition`` (SRD: « immunity to mind-affecting effects », « to paralysis »…):
+    the matching immunity, or ``None`` when it is not immune.
 
     >>> sorted(TYPE_IMMUNITIES["undead"] & {"mind-affecting", "paralysis", "fire"})
     ['mind-affecting', 'paralysis']
     """
-    return immunity(target, descriptors, condition) is not None
-
-
-def immunity(
-    target: CombatantState, descriptors: Iterable[str], condition: str | None = None
-) -> str | None:
-    """What makes ``target`` ignore such an effect (:func:`immune`): the first of
-    ``descriptors`` it is immune to, else ``condition`` or the descriptor that
-    keeps ``condition`` off (« paralysis »); ``None`` when it is not immune."""
     known = immunities(target)
     if not known:
         return None
@@ -120,7 +127,7 @@ def immunity(
     if condition in known:
         return condition
     trait = CONDITION_IMMUNITY.get(condition)
-    return trait if trait is not None and trait in known else None
+    return trait if trait in known else None
 
 
 def reflex_cover(gmap: GameMap, origin: Cell, cell: Cell) -> int:
@@ -148,6 +155,23 @@ def dex_change(score: int | None, change: int) -> int:
     return (score + change - 10) // 2 - (score - 10) // 2
 
 
+#: the conditions that change the Strength or Dexterity score (fatigued, exhausted,
+#: entangled, grappled)
+SCORE_CONDITIONS = (
+    Cond.FATIGUED.value | Cond.EXHAUSTED.value | Cond.ENTANGLED.value | Cond.GRAPPLED.value
+)
+
+
+def score_delta(creature: CombatantState, stat: Stat) -> int:
+    """How much its effects' changes to its Strength (``STR``) or Dexterity (``DEX``)
+    score move that ability's modifier (SRD « Fatigued »: −2 Str and Dex)."""
+    change = creature.effects.total(stat)
+    if not change:
+        return 0
+    abilities = creature.profile.spec.abilities
+    return dex_change(abilities.str_score if stat == STR else abilities.dex_score, change)
+
+
 def save_modifiers(
     target: CombatantState,
     save: str,
@@ -163,9 +187,8 @@ def save_modifiers(
     effects = target.effects
     if effects.items:
         mods.extend(effects.when_breakdown(SAVE_STATS[save], descriptors))
-        if save == "ref":
-            change = sum(m.value for m in effects.breakdown(DEX))
-            delta = dex_change(spec.abilities.dex_score, change)
+        if save == "ref" and effects.cond & SCORE_CONDITIONS:
+            delta = score_delta(target, DEX)
             if delta:
                 mods.append(Modifier(delta, "Dextérité"))
     if cover:
@@ -218,3 +241,15 @@ def save_probability(bonus: int, dc: int) -> float:
     (0.1, 0.95, 0.05)
     """
     return min(19, max(1, 21 + bonus - dc)) / 20
+
+
+def initiative_modifiers(creature: CombatantState) -> tuple[Modifier, ...]:
+    """What its effects add to its initiative check: their initiative modifiers
+    (SRD « Deafened »: −4) and the change of a lowered Dexterity."""
+    fx = creature.effects
+    mods = fx.breakdown(INITIATIVE)
+    if fx.cond & SCORE_CONDITIONS:
+        delta = score_delta(creature, DEX)
+        if delta:
+            mods += (Modifier(delta, "Dextérité"),)
+    return mods

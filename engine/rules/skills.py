@@ -33,8 +33,9 @@ from engine.content.creatures import (
 from engine.content.packs import D20_PLAIN
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
+from engine.rules.saves import SCORE_CONDITIONS, score_delta
 from engine.state.conditions import starting_cond
-from engine.state.effects import CMD, Cond
+from engine.state.effects import CMD, DEX, SKILL, STR, Cond
 from engine.state.state import CombatantState
 
 #: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
@@ -176,6 +177,14 @@ def skill_check(
     (``None``: an open roll for an opposed check). No natural 1/20 rule. Its die
     is rolled as the skill's :data:`SKILL_ROLL` kind."""
     mods = skill_modifiers(state.profile, skill, state.effects.cond) + tuple(extra)
+    fx = state.effects
+    if fx.items:  # its effects' skill modifiers (shaken, sickened…), a lowered Str or Dex
+        mods += fx.breakdown(SKILL)
+        ability = key_ability(skill)
+        if ability in ("str", "dex") and fx.cond & SCORE_CONDITIONS:
+            delta = score_delta(state, STR if ability == "str" else DEX)
+            if delta:
+                mods += (Modifier(delta, "Force" if ability == "str" else "Dextérité"),)
     roll = SKILL_ROLL.get(_key(skill), RollKind.SKILL)
     return check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
 
@@ -196,5 +205,10 @@ def base_cmd(spec: Combatant) -> int:
 
 def cmd(state: CombatantState) -> int:
     """Current CMD: :func:`base_cmd` plus what its effects give CMD (the dodge
-    bonus of total defense or fighting defensively, until its next turn)."""
-    return base_cmd(state.profile.spec) + state.effects.total(CMD)
+    bonus of total defense or fighting defensively, until its next turn) and the
+    change of a lowered Strength or Dexterity (CRB « Combat Maneuver Defense »)."""
+    fx = state.effects
+    value = base_cmd(state.profile.spec) + fx.total(CMD)
+    if fx.cond & SCORE_CONDITIONS:
+        value += score_delta(state, STR) + score_delta(state, DEX)
+    return value

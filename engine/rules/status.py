@@ -91,9 +91,10 @@ def give_condition(
     given by ``origin``; returns whether it took hold (an immune creature, or a
     bleed no worse than the one it has, is left as it is)."""
     log = fight.log
-    if immune(target, descriptors, name):
+    why = immune(target, descriptors, name)
+    if why is not None:
         if log is not None:
-            log.append(Immune(fight.round, target.id, effect, name))
+            log.append(Immune(fight.round, target.id, effect, why))
         return False
     if bleed:
         worst = max((e.bleed for e in target.effects.items), default=0)

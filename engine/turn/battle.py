@@ -50,6 +50,7 @@ from engine.rules.auras import aura_turn
 from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
 from engine.rules.life import dying_turn, lose_hp
+from engine.rules.saves import initiative_modifiers
 from engine.rules.status import (
     GATED,
     bleed_turn,
@@ -169,13 +170,10 @@ class Battle:
         fight = self.fight
         for c in self.combatants:
             mod = c.profile.spec.initiative_mod
-            rec = check(
-                fight.rng,
-                D20_PLAIN,
-                CheckKind.INITIATIVE,
-                (Modifier(mod, "initiative"),),
-                None,
-            )
+            mods: tuple[Modifier, ...] = (Modifier(mod, "initiative"),)
+            if c.effects.items:  # a starting condition (deafened: −4), a lowered Dex
+                mods += initiative_modifiers(c)
+            rec = check(fight.rng, D20_PLAIN, CheckKind.INITIATIVE, mods, None)
             c.initiative = rec.total
             c.init_key = float(rec.total)
             c.initiative_roll = rec
