@@ -9,6 +9,12 @@ temporary worktree), and prints the ratio.
 Usage: ``uv run python bench/bench_instructions.py [--against REV] [--fights 1000]``
 (needs ``valgrind``; takes about a minute per revision).
 
+``--encounter FILE`` counts instead the fights of an encounter file (its
+combatants, starting-state overrides included, heuristic on every side; its
+runs, seed and cap are not read: ``--fights`` fights from seed 1, cap 100), e.g.
+``data/encounters/lich.yaml`` for auras, riders and conditions. With
+``--against``, the other revision must be able to read the file.
+
 ``--startup`` counts instead the CLI start-up: the whole process of
 ``pf1e-sim … --runs 1`` on the quick start (``python -m harness.cli``), with
 compiled bytecode (one unmeasured run first writes the ``.pyc`` files;
@@ -55,10 +61,27 @@ list(run_range(enc, 1, warm, warm + fights, policies))
 """
 
 
-def instructions(root: Path, warm: int, fights: int) -> int:
+ENCOUNTER_PROGRAM = """
+import sys
+root = sys.argv[1]; warm = int(sys.argv[2]); fights = int(sys.argv[3]); path = sys.argv[4]
+sys.path.insert(0, root)
+from engine.run.runner import run_range
+from harness.cli.config import load_setup
+from policies import HeuristicPolicy
+enc = load_setup(None, None, path, None).encounter
+h = HeuristicPolicy()
+policies = {side: h for side in enc.sides}
+list(run_range(enc, 1, 0, warm, policies))
+list(run_range(enc, 1, warm, warm + fights, policies))
+"""
+
+
+def instructions(root: Path, warm: int, fights: int, encounter: Path | None = None) -> int:
+    program = PROGRAM if encounter is None else ENCOUNTER_PROGRAM
+    extra = [] if encounter is None else [str(encounter)]
     cmd = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-        sys.executable, "-c", PROGRAM, str(root), str(warm), str(fights),
+        sys.executable, "-c", program, str(root), str(warm), str(fights), *extra,
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
     match = re.search(r"Collected : (\d+)", out)
@@ -67,9 +90,9 @@ def instructions(root: Path, warm: int, fights: int) -> int:
     return int(match.group(1))
 
 
-def per_fights(root: Path, fights: int) -> int:
+def per_fights(root: Path, fights: int, encounter: Path | None = None) -> int:
     """Instructions of ``fights`` fights after 200 warm-up fights (start-up subtracted)."""
-    return instructions(root, 200, fights) - instructions(root, 200, 0)
+    return instructions(root, 200, fights, encounter) - instructions(root, 200, 0, encounter)
 
 
 STARTUP_ARGS = [
@@ -100,14 +123,18 @@ def main() -> None:
     parser.add_argument("--against", help="git revision to compare with")
     parser.add_argument("--fights", type=int, default=1000)
     parser.add_argument("--startup", action="store_true", help="count pf1e-sim --runs 1")
+    parser.add_argument("--encounter", type=Path, help="count the fights of this encounter file")
     args = parser.parse_args()
+    encounter: Path | None = args.encounter.resolve() if args.encounter else None
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
 
     def measure(root: Path) -> int:
-        return startup(root) if args.startup else per_fights(root, args.fights)
+        return startup(root) if args.startup else per_fights(root, args.fights, encounter)
 
     what = "for pf1e-sim --runs 1 (start-up)" if args.startup else f"per {args.fights} fights"
+    if encounter is not None and not args.startup:
+        what += f" of {encounter.name}"
     here = measure(ROOT)
     print(f"checkout: {here / 1e9:.3f} G instructions {what}")
     if args.against:

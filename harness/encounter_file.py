@@ -15,6 +15,9 @@
           - ../monsters/goblin.json
           - file: ../monsters/goblin.json         # one combatant with its own policy
             policy: scripted:../scripts/goblin_archer.yaml
+          - file: ../monsters/goblin.json         # one combatant's starting state
+            aware: false                          # (replaces the file's; optional)
+            conditions: [shaken, { name: confused, rounds: 2 }]
       monsters:
         creatures: [../monsters/orc.json, ../monsters/orc.json]
     experiment:                       # optional: what « pf1e-sim experiment » compares
@@ -43,12 +46,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, cast
+from typing import Annotated, Literal, cast
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
+from engine.content.abilities import StartConditionSpec, parse_start_conditions
 from engine.content.maps import GameMap
 from engine.content.validation import StrictModel, load_yaml, read_text, validate
 from engine.core.errors import DataError
@@ -64,13 +69,53 @@ from policies.registry import HEURISTIC, PolicySpec, parse_policy_spec
 
 
 class CreatureEntry(StrictModel):
+    """One combatant of a side: its creature file, and optionally its own policy
+    and starting state (``aware``, ``conditions``: they replace the file's, with
+    the same rules, :func:`engine.content.creatures.with_start`)."""
+
     file: str = Field(min_length=1)
     policy: str | None = None
+    aware: bool | None = None
+    conditions: list[str | StartConditionSpec] | None = None
+
+    @field_validator("conditions", mode="before")
+    @classmethod
+    def _conditions(cls, value: object) -> object:
+        return parse_start_conditions(value)
+
+    def start(self) -> StartOverride | None:
+        """Its starting-state overrides, or ``None`` when it gives none."""
+        if self.aware is None and self.conditions is None:
+            return None
+        return StartOverride(
+            self.aware, tuple(self.conditions) if self.conditions is not None else None
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StartOverride:
+    """An encounter file's starting state for one combatant (``None``: the file's)."""
+
+    aware: bool | None
+    conditions: tuple[str | StartConditionSpec, ...] | None
+
+
+def _creature_kind(value: object) -> str:
+    """Which member of a side's creature entry a value is (a file name, or an object)."""
+    return "str" if isinstance(value, str) else "CreatureEntry"
+
+
+#: a side's combatant: its creature file, or an object (a discriminated union, so
+#: that a mistake in an object is reported as such, not as « text expected »)
+Creature = Annotated[
+    Annotated[str, Tag("str")] | Annotated[CreatureEntry, Tag("CreatureEntry")],
+    Discriminator(_creature_kind),
+]
 
 
 class SideEntry(StrictModel):
     policy: str = "heuristic"
-    creatures: list[str | CreatureEntry] = Field(min_length=1)
+    creatures: list[Creature] = Field(min_length=1)
 
 
 class ExperimentEntry(StrictModel):
@@ -289,6 +334,9 @@ class LoadedEncounter:
     simple_monster_death: bool
     #: (side, [(creature file, policy spec)]) in file order
     sides: tuple[tuple[str, tuple[tuple[str, PolicySpec], ...]], ...]
+    #: (side, index in that side's list) → its starting-state overrides, for the
+    #: combatants that have some
+    starts: Mapping[tuple[str, int], StartOverride] = field(default_factory=dict)
     experiment: LoadedExperiment | None = None
     sweep: LoadedSweep | None = None
 
@@ -312,6 +360,7 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
             raise DataError(err.message, source=err.source or str(p), location=where) from None
 
     sides: list[tuple[str, tuple[tuple[str, PolicySpec], ...]]] = []
+    starts: dict[tuple[str, int], StartOverride] = {}
     for side, entry in doc.sides.items():
         side_spec = (
             HEURISTIC
@@ -329,6 +378,9 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
                     else side_spec
                 )
                 members.append((rel(creature.file), own))
+                start = creature.start()
+                if start is not None:
+                    starts[(side, i)] = start
         sides.append((side, tuple(members)))
     experiment: LoadedExperiment | None = None
     if doc.experiment is not None:
@@ -364,6 +416,7 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
         round_cap=doc.round_cap,
         simple_monster_death=doc.simple_monster_death,
         sides=tuple(sides),
+        starts=starts,
         experiment=experiment,
         sweep=sweep,
     )

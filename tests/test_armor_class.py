@@ -253,6 +253,9 @@ def test_derivation_reproduces_any_totals(total, touch, flat, dex_mod, size):
 SHIPPED = {
     "data/monsters/goblin.json": ACBreakdown(armor=2, shield=1, dex=2, size=1),
     "data/monsters/orc.json": ACBreakdown(armor=3),
+    "data/monsters/lich.json": ACBreakdown(armor=4, natural_armor=5, deflection=2, dex=2),
+    "data/monsters/ghoul.json": ACBreakdown(natural_armor=2, dex=2),
+    "data/monsters/troglodyte.json": ACBreakdown(natural_armor=6, dex=-1),
     "bench/devset/bugbear.json": ACBreakdown(armor=3, derived=True),
     "bench/devset/gnoll.json": ACBreakdown(armor=3, derived=True),
     # its totals are the goblin's, but it is Medium: the goblin's +1 size is left over

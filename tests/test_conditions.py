@@ -24,8 +24,9 @@ from engine.content.actions import (
 from engine.core.events import Attack, Bled, CannotAct, Confusion, OpportunityAttack
 from engine.core.rng import SeededRng
 from engine.rules.attack import attack_modifiers, flanking_ally, miss_chance, target_ac
+from engine.rules.confusion import confused_turn
 from engine.rules.skills import cmd, skill_check
-from engine.rules.status import confused_turn, give_condition
+from engine.rules.status import give_condition
 from engine.state.conditions import (
     CANT_ACT,
     CONDITIONS,

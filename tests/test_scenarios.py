@@ -96,3 +96,60 @@ def test_splash_weapon(capsys):
         "(arrêtée par un mur ou le bord)"
     )
     assert lines[i + 1] == "2 alchimiste éclaboussure sur pillard : 1 dégât (pillard 15/20 pv)"
+
+
+def test_lich_fear_aura(capsys):
+    lines = transcript(capsys, "lich_aura")
+    aura = [line for line in lines if "aura de terreur de lich" in line]
+    # round 1, the lich's first turn: every other creature in 60 ft (its ghoul too)
+    assert aura == [
+        "1 goblin jet de Volonté contre aura de terreur de lich d20=20-1=19 vs DD 18 -> "
+        "réussite (naturel 20)",
+        "1 orc jet de Volonté contre aura de terreur de lich d20=3-1=2 vs DD 18 -> "
+        "échec (marge -16)",
+        # 1 HD (< 5 HD): frightened; the SRD duration, the lich's 11 HD
+        "1 orc devient effrayé (11 rounds) (aura de terreur de lich)",
+        "1 veteran jet de Volonté contre aura de terreur de lich d20=11+2=13 vs DD 18 -> "
+        "échec (marge -5)",
+        # 6 HD: shaken (its −2 shows on its next save)
+        "1 veteran devient secoué (11 rounds) (aura de terreur de lich)",
+        "1 ghoul aura de terreur de lich : immunisé (effets mentaux)",
+    ]
+    # and nothing in rounds 2 and 3: the goblin is protected by its save, the orc
+    # and the veteran are already under the aura's effect, the ghoul's immunity is
+    # said once
+
+
+def test_ghoul_paralysis(capsys):
+    lines = transcript(capsys, "ghoul_paralysis")
+    first = lines.index(
+        "1 ghoul-2 bite vs pillard d20=16+5=21 CA 12 -> TOUCHÉ : 2 dégâts (pillard 18/20 pv)"
+    )
+    assert lines[first + 1 : first + 4] == [
+        "1 pillard jet de Vigueur contre paralysie d20=9+2=11 vs DD 13 -> échec (marge -2)",
+        "1 pillard devient paralysé (2 rounds) (paralysie)",
+        "1 pillard paralysé : ne peut pas agir",
+    ]
+    # helpless: Dex 0 and +4 to melee attacks against it; a save on every hit
+    assert lines[first + 5].startswith("1 ghoul bite vs pillard d20=10+9=19 CA 7 (sans défense -5)")
+    assert lines[first + 6].startswith("1 pillard jet de Vigueur contre paralysie")
+    # 2 rounds, counted on the ghoul that gave it: it ends as that ghoul's turn starts
+    end = lines.index("3 pillard n'est plus paralysé")
+    assert lines[end + 1].startswith("3 ghoul-2 ")
+
+
+def test_confused_starting_condition(capsys):
+    lines = transcript(capsys, "confused")
+    raider = [line for line in lines if line.split(" ")[1:2] == ["pillard"]]
+    assert raider[:4] == [
+        "1 pillard confus, d%=47 : balbutie (tour perdu)",
+        "2 pillard confus, d%=15 : agit normalement",
+        "2 pillard charge (1,2)->(1,3)->(1,4)->(1,5)->(2,6)->(2,7)->(2,8)",
+        "2 pillard sword vs brute d20=1+6=7 CA 12 -> RATÉ",
+    ]
+    # 51–75: 1d8 + Str to itself; the 3 rounds end at the end of its third turn
+    assert raider[4:6] == [
+        "3 pillard confus, d%=65 : se blesse (8 dégâts)",
+        "3 pillard n'est plus confus",
+    ]
+    assert not any("confus" in line for line in raider[6:])

@@ -60,11 +60,32 @@ def listed(**changes: Any) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- the registry
 
 
-def test_the_shipped_monsters_list_nothing() -> None:
+def test_the_shipped_monsters_list_only_what_no_rule_plays() -> None:
     """Improved Initiative (goblin) and Weapon Focus (orc) are in their numbers: the
-    quick start's report is unchanged."""
-    shipped = [load_combatant(p) for p in sorted((ROOT / "data" / "monsters").glob("*.json"))]
-    assert unmodelled(shipped) == ()
+    quick start's report is unchanged. The lich's auras and riders are played, its
+    spells and items are not; the troglodyte's stench and Great Fortitude are."""
+    monsters = ROOT / "data" / "monsters"
+    quick = [load_combatant(monsters / f"{name}.json") for name in ("goblin", "orc", "troglodyte")]
+    assert unmodelled(quick) == ()
+    shipped = [load_combatant(p) for p in sorted(monsters.glob("*.json"))]
+    assert [(u.creature, u.name) for u in unmodelled(shipped)] == [
+        ("Ghoul", "Channel Resistance +2"),
+        *[
+            ("Lich", name)
+            for name in (
+                "spell_slots",
+                "spells",
+                "casting_ability",
+                "metamagic_feats",
+                "arcane_caster",
+                "carried_items",
+                "Craft Wondrous Item",
+                "Improved Lightning Reflexes",
+                "Scribe Scroll",
+                "Channel Resistance +4",
+            )
+        ],
+    ]
 
 
 @pytest.mark.parametrize("feature", sorted(READ_FEATURES))

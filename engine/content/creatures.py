@@ -22,6 +22,20 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from engine.content.abilities import (
+    CONDITION_NAMES,
+    DESCRIPTORS,
+    Aura,
+    AuraSpec,
+    Rider,
+    RiderSpec,
+    StartConditionSpec,
+    StartingCondition,
+    compile_aura,
+    compile_rider,
+    compile_start,
+    parse_start_conditions,
+)
 from engine.content.space import VERY_SMALL, space_of
 from engine.content.validation import (
     StrictModel,
@@ -67,6 +81,9 @@ CREATURE_TYPES = frozenset(
 )
 
 ALIGNMENTS = ("LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE")
+#: what a file's ``immunities`` may name: damage types, the descriptors of effects,
+#: the conditions of the table (:func:`engine.rules.saves.immune`)
+IMMUNITY_NAMES = DAMAGE_TYPES | DESCRIPTORS | frozenset(CONDITION_NAMES)
 
 
 def _check_types(types: list[str]) -> list[str]:
@@ -492,6 +509,9 @@ class AttackSpec(StrictModel):
     splash: Splash | None = None
     hardness: int | None = Field(default=None, ge=0)
     hit_points: int | None = Field(default=None, ge=0)
+    #: what a hit does beyond its damage: a save or a condition
+    #: (:mod:`engine.content.abilities`, « plus paralysis »)
+    rider: RiderSpec | None = None
 
     @model_validator(mode="after")
     def _coherent(self) -> AttackSpec:
@@ -540,10 +560,11 @@ class Combatant(StrictModel):
     saves: Saves
     dr: DamageReduction | None = None
     aware: bool = True
-    #: conditions that last the whole fight (permanent blur, invisibility…)
-    conditions: list[Literal["blurred", "displaced", "invisible", "blinded"]] = Field(
-        default_factory=empty_list
-    )
+    #: the conditions it starts the fight under: a name of the table (the whole
+    #: fight) or ``{name, rounds, bleed}`` (:mod:`engine.content.abilities`)
+    conditions: list[str | StartConditionSpec] = Field(default_factory=empty_list)
+    #: its start-of-turn auras (:mod:`engine.content.abilities`)
+    auras: list[AuraSpec] = Field(default_factory=empty_list)
     alignment: Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"] = "N"
     creature_type: str | None = None
     spell_resistance: int | None = Field(default=None, ge=0)
@@ -561,6 +582,20 @@ class Combatant(StrictModel):
     carried_items: list[str] = Field(default_factory=empty_list)
     summon_duration: int | None = Field(default=None, ge=0)
     attacks: list[AttackSpec] = Field(default_factory=empty_list)
+
+    @field_validator("conditions", mode="before")
+    @classmethod
+    def _conditions(cls, value: object) -> object:
+        return parse_start_conditions(value)
+
+    @field_validator("auras")
+    @classmethod
+    def _auras(cls, value: list[AuraSpec]) -> list[AuraSpec]:
+        names = [a.name for a in value]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"aura « {name} » donnée deux fois")
+        return value
 
     @field_validator("creature_type")
     @classmethod
@@ -623,7 +658,15 @@ class Combatant(StrictModel):
     @field_validator("immunities")
     @classmethod
     def _immunities(cls, value: list[str]) -> list[str]:
-        return _check_types(value)
+        """Damage types (« cold », « fire »), descriptors (« mind-affecting »,
+        « paralysis », « sleep ») or conditions of the table (« shaken »)."""
+        for name in value:
+            if name not in IMMUNITY_NAMES:
+                raise ValueError(
+                    f"immunité inconnue « {name} »{suggestion(name, IMMUNITY_NAMES)} : un type "
+                    "de dégâts, un descripteur ou une condition attendu"
+                )
+        return value
 
     @field_validator("skills")
     @classmethod
@@ -713,6 +756,8 @@ class AttackProfile:
     spec: AttackSpec
     #: no range increment: a melee attack (reach), else a ranged one (range)
     is_melee: bool
+    #: what a hit does beyond its damage (:mod:`engine.rules.auras`), else ``None``
+    rider: Rider | None = None
 
     @property
     def max_range_ft(self) -> int:
@@ -759,8 +804,12 @@ class CombatantProfile:
     features: frozenset[str] = frozenset()
     #: longest melee reach (0: threatens nothing), a cheap pre-filter for threat tests
     threat_reach_ft: int = 0
-    #: its fight-long conditions (``blurred``, ``invisible``, ``blinded`` …)
-    conditions: frozenset[str] = frozenset()
+    #: the conditions it starts each fight under, in name order
+    #: (:func:`engine.state.conditions.file_effects`)
+    conditions: tuple[StartingCondition, ...] = ()
+    #: its start-of-turn auras (:mod:`engine.rules.auras`); the turn loop tests
+    #: this tuple only
+    auras: tuple[Aura, ...] = ()
     #: squares per side of its space (Large 2, Huge 3 …; see :mod:`engine.content.space`)
     space: int = 1
     #: Tiny or smaller: may share a bigger creature's square
@@ -810,6 +859,7 @@ def _compile_attack(spec: AttackSpec, ident: str, size: str) -> AttackProfile:
         bypass=frozenset(bypass),
         spec=spec,
         is_melee=spec.range_increment_ft is None,
+        rider=compile_rider(spec.rider) if spec.rider is not None else None,
     )
 
 
@@ -865,7 +915,8 @@ def compile_combatant(spec: Combatant, source_file: str | None = None) -> Combat
         aoo_per_round=aoo,
         features=features,
         threat_reach_ft=max((a.reach_ft for a in attacks if a.is_melee), default=0),
-        conditions=frozenset(spec.conditions),
+        conditions=compile_start(spec.conditions),
+        auras=tuple(compile_aura(a) for a in spec.auras),
         space=space_of(spec.size),
         very_small=spec.size in VERY_SMALL,
     )
@@ -882,3 +933,28 @@ def load_combatant(path: str | Path) -> CombatantProfile:
     """Read a combatant file. :raises DataError: unreadable or invalid file."""
     text, source = read_text(path)
     return parse_combatant(text, source)
+
+
+def with_start(
+    profile: CombatantProfile,
+    *,
+    aware: bool | None = None,
+    conditions: list[str | StartConditionSpec] | None = None,
+) -> CombatantProfile:
+    """``profile`` with another starting state: an encounter file's per-combatant
+    ``aware`` and ``conditions`` (validated by the same rules as a combatant
+    file's), without copying the creature file. ``None`` keeps the file's value.
+
+    >>> orc = load_combatant("data/monsters/orc.json")
+    >>> late = with_start(orc, aware=False, conditions=["shaken"])
+    >>> late.spec.aware, [c.name for c in late.conditions], orc.spec.aware
+    (False, ['shaken'], True)
+    """
+    update: dict[str, object] = {}
+    if aware is not None:
+        update["aware"] = aware
+    if conditions is not None:
+        update["conditions"] = conditions
+    if not update:
+        return profile
+    return compile_combatant(profile.spec.model_copy(update=update), profile.source_file)

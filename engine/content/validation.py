@@ -62,14 +62,16 @@ def _is_model(annotation: Any) -> bool:
 def _member_names(annotation: Any) -> set[str]:
     names: set[str] = set()
     args: tuple[Any, ...] = get_args(annotation)
-    for arg in args:
+    for arg in map(_unwrap_optional, args):
         names.add(str(getattr(arg, "__name__", arg)))
         names.add(str(arg))
     return names
 
 
 def _unwrap_optional(annotation: Any) -> Any:
-    """``X | None`` → ``X``; any other annotation unchanged."""
+    """``X | None`` → ``X``, ``Annotated[X, …]`` → ``X``; any other annotation unchanged."""
+    while get_origin(annotation) is typing.Annotated:
+        annotation = get_args(annotation)[0]
     if get_origin(annotation) in (typing.Union, types.UnionType):
         members: list[Any] = [a for a in get_args(annotation) if a is not type(None)]
         if len(members) == 1:
@@ -89,7 +91,10 @@ def walk(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[str, type[
         ann = _unwrap_optional(ann)
         union = get_origin(ann) in (typing.Union, types.UnionType)
         if union and isinstance(part, str) and part in _member_names(ann):
-            ann = None  # a union of several types: pydantic names the member it tried
+            # a union of several types: pydantic names the member it tried (its
+            # class, or the tag of a discriminated union named after it)
+            tried = [_unwrap_optional(a) for a in get_args(ann)]
+            ann = next((a for a in tried if _is_model(a) and a.__name__ == part), None)
             continue
         if _is_model(ann) and isinstance(part, str):
             path += f".{part}" if path else part

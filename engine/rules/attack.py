@@ -11,6 +11,8 @@
   ``crit_mult`` times (SRD « Critical Hits »); energy components are rolled once.
 * Damage reduction applies after multiplication, to the physical part only,
   never below 0. A bypass ``"a and b"`` needs every property, ``"a or b"`` any.
+* An attack's rider (« plus paralysis ») acts after a hit's damage
+  (:func:`engine.rules.auras.rider_hit`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from engine.core.rng import Rng, RollKind
 from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
 from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
+from engine.rules.auras import rider_hit
 from engine.rules.life import apply_damage, apply_nonlethal
 from engine.rules.saves import SCORE_CONDITIONS as _SCORES
 from engine.rules.saves import score_delta
@@ -692,4 +695,7 @@ def _swing(
             fight.state_change(target)
         elif was_active and not target.active:
             fight.log.append(LifeChange(fight.round, target.id, "unconscious", target.hp))
+    rider = attack.rider
+    if rider is not None:  # « plus paralysis »: a save or a condition (engine.rules.auras)
+        rider_hit(fight, actor, target, rider)
     return Swing(roll, True)

@@ -34,7 +34,8 @@ from engine.content.packs import D20_PLAIN
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
 from engine.rules.saves import SCORE_CONDITIONS, score_delta
-from engine.state.effects import CMD, DEX, SKILL, STR, Cond, file_cond
+from engine.state.conditions import starting_cond
+from engine.state.effects import CMD, DEX, SKILL, STR, Cond
 from engine.state.state import CombatantState
 
 #: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
@@ -147,13 +148,14 @@ def skill_modifiers(
 ) -> tuple[Modifier, ...]:
     """Every modifier of ``profile``'s ``skill`` check, situational penalties of
     its conditions included (blinded): ``cond``, the :class:`~engine.state.effects.Cond`
-    bits it is under (default: its file's fight-long conditions)."""
+    bits it is under (in a fight, its effects'; default: the conditions its file
+    starts it under)."""
     spec = profile.spec
     ability = key_ability(skill)
     mod = ability_mod(_ability_score(spec, ability)) if ability else 0
     mods = entry_modifiers(skill_entry(spec, skill), skill, mod, spec.size)
     if cond is None:
-        cond = file_cond(profile.conditions)
+        cond = starting_cond(profile.conditions)
     if cond & _BLINDED and (ability in ("str", "dex") or _key(skill) == "perception"):
         mods += (Modifier(BLINDED_SKILL_PENALTY, "aveuglé"),)
     return mods

@@ -10,7 +10,9 @@ a turn (SRD « Conditions »; the table is :mod:`engine.state.conditions`).
   do not stack: the worse one is kept (SRD « Bleed »).
 * At the start of its turn (:func:`turn_start`, called once per turn: a delayed
   turn does not replay it) a bleeding creature loses its bleed; a creature that
-  cannot act loses its turn; a confused one rolls d% (:func:`confusion_band`).
+  cannot act loses its turn; a confused one rolls d%
+  (:func:`engine.rules.confusion.confused_turn`, which attacks, and therefore sits
+  above the attack rules, which give conditions through this module).
 * A dying creature that bleeds loses the bleed, and its stabilization check
   fails without a roll (:func:`dying_bleed`; the seed's rule, the SRD being silent).
 """
@@ -18,22 +20,16 @@ a turn (SRD « Conditions »; the table is :mod:`engine.state.conditions`).
 from __future__ import annotations
 
 from engine.content.actions import Reason
-from engine.content.creatures import ability_mod
-from engine.content.space import body_distance_ft
 from engine.core.dice import compile_dice
 from engine.core.events import (
     Bled,
     CannotAct,
     ConditionEnded,
     ConditionGained,
-    Confusion,
-    ConfusionBand,
     Immune,
 )
 from engine.core.rng import RollKind
-from engine.geometry.reach import weapon_for
-from engine.rules.attack import resolve_swing
-from engine.rules.life import apply_damage, lose_hp
+from engine.rules.life import lose_hp
 from engine.rules.saves import immune
 from engine.state.conditions import (
     BY_BIT,
@@ -183,30 +179,6 @@ def lose_turn(fight: FightState, actor: CombatantState, condition: str) -> None:
         fight.log.append(CannotAct(fight.round, actor.id, condition))
 
 
-#: SRD « Confused »: the creature « deals 1d8 points of damage + Str modifier to self »
-_SELF_DAMAGE = compile_dice("1d8")
-
-
-def confusion_band(d100: int) -> ConfusionBand:
-    """SRD « Confused »: what a confused creature does on a d% roll.
-
-    >>> [confusion_band(n) for n in (1, 25, 26, 50, 51, 75, 76, 100)]
-    ['normal', 'normal', 'babble', 'babble', 'self', 'self', 'nearest', 'nearest']
-    """
-    if d100 <= 25:
-        return "normal"
-    if d100 <= 50:
-        return "babble"
-    if d100 <= 75:
-        return "self"
-    return "nearest"
-
-
-def self_damage_bonus(actor: CombatantState) -> int:
-    """The Strength modifier a confused creature adds to the 1d8 it deals itself."""
-    return ability_mod(actor.profile.spec.abilities.str_score)
-
-
 def condition_label(name: str) -> str:
     """The French name of a condition of the table."""
     return CONDITIONS[name].label
@@ -233,72 +205,3 @@ def gate(cond: int, kind: str, moves: bool) -> Reason | None:
     if kind in _RUN_CHARGE and cond & NO_RUN_CHARGE:
         return Reason.CANNOT_RUN_OR_CHARGE
     return None
-
-
-def _nearest(fight: FightState, actor: CombatantState) -> CombatantState | None:
-    """SRD « Confused »: the nearest other creature still standing, ally or enemy
-    (ties: deployment order)."""
-    best: CombatantState | None = None
-    best_d = 0
-    gmap = fight.gmap
-    for c in fight.combatants:
-        if c is actor or not c.active:
-            continue
-        d = body_distance_ft(gmap, actor.pos, actor.space, c.pos, c.space)
-        if best is None or d < best_d:
-            best, best_d = c, d
-    return best
-
-
-def _melee_at(fight: FightState, actor: CombatantState, target: CombatantState) -> bool:
-    """One melee attack of ``actor`` on ``target`` if a weapon reaches it; whether it did."""
-    attack = weapon_for(
-        fight.gmap, actor.pos, target.pos, actor.attacks, melee_only=True,
-        ks=actor.space, kt=target.space,
-    )[0]  # fmt: skip
-    if attack is None:
-        return False
-    resolve_swing(fight, actor, target, attack)
-    return True
-
-
-def confused_turn(fight: FightState, actor: CombatantState) -> bool:
-    """SRD « Confused »: what a confused creature does at the start of its turn;
-    returns whether that was its turn (``False``: it acts normally).
-
-    A creature attacked since its last turn attacks its attacker, if in reach,
-    without rolling. Otherwise d%: 01–25 it acts normally; 26–50 it babbles (turn
-    lost); 51–75 it deals itself 1d8 + its Strength modifier (at least 1) with
-    the weapon in hand; 76–100 it makes one melee attack on the nearest creature,
-    ally or enemy, if a weapon reaches it (else it babbles). No coup de grâce."""
-    log = fight.log
-    attacker = fight.by_id.get(actor.attacked_by) if actor.attacked_by else None
-    actor.attacked_by = None
-    if attacker is not None and attacker.active:
-        if log is not None:
-            log.append(Confusion(fight.round, actor.id, 0, "retaliate", attacker.id))
-        if _melee_at(fight, actor, attacker):
-            return True
-    d100 = fight.rng.die(100, RollKind.CONFUSION)
-    band = confusion_band(d100)
-    if band == "normal":
-        if log is not None:
-            log.append(Confusion(fight.round, actor.id, d100, "normal"))
-        return False
-    if band == "self":
-        amount = max(1, _SELF_DAMAGE.roll(fight.rng, RollKind.DAMAGE) + self_damage_bonus(actor))
-        was_active = actor.active
-        apply_damage(actor, amount)
-        if log is not None:
-            log.append(Confusion(fight.round, actor.id, d100, "self", actor.id, amount))
-            if actor.dead or (was_active and not actor.active):
-                fight.state_change(actor)
-        return True
-    target = _nearest(fight, actor) if band == "nearest" else None
-    if log is not None:
-        log.append(
-            Confusion(fight.round, actor.id, d100, band, target.id if target is not None else None)
-        )
-    if target is not None:
-        _melee_at(fight, actor, target)
-    return True

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntFlag
 
+from engine.content.abilities import StartingCondition
 from engine.core.checks import Modifier
 from engine.state.effects import (
     ABILITY_CHECK,
@@ -411,10 +412,38 @@ def names_of(cond: int) -> list[str]:
     return [c.name for c in TABLE if cond & c.bit]
 
 
-def file_effects(names: Iterable[str]) -> tuple[Effect, ...]:
-    """One permanent effect per fight-long condition of a combatant file (source
-    ``file:<name>``, the table's miss chance), in name order."""
-    return tuple(condition_effect(name, source=f"file:{name}") for name in sorted(names))
+def file_effects(conditions: Iterable[StartingCondition]) -> tuple[Effect, ...]:
+    """One effect per condition a combatant file (or an encounter file) starts it
+    under (source ``file:<name>``, the table's miss chance), in their order: a
+    fight-long one is permanent; a timed one ends at the end of its holder's
+    ``rounds``-th turn (its own turns keep the timer).
+
+    >>> [(e.source, e.ends, e.turns) for e in file_effects(
+    ...     [StartingCondition("blurred"), StartingCondition("confused", 2)])]
+    [('file:blurred', None, 1), ('file:confused', <Moment.TURN_END: 2>, 2)]
+    """
+    return tuple(
+        condition_effect(
+            c.name,
+            c.rounds,
+            source=f"file:{c.name}",
+            bleed=c.bleed,
+            ends=Moment.TURN_END,
+        )
+        for c in conditions
+    )
+
+
+def starting_cond(conditions: Iterable[StartingCondition]) -> int:
+    """The :class:`Cond` bits of the conditions a combatant starts a fight under.
+
+    >>> starting_cond([StartingCondition("blinded")]) == Cond.BLINDED
+    True
+    """
+    cond = 0
+    for c in conditions:
+        cond |= CONDITIONS[c.name].bit.value
+    return cond
 
 
 def drop_condition(holder: HasEffects, name: str) -> bool:

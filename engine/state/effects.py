@@ -113,27 +113,6 @@ class Cond(IntFlag):
     DEAFENED = 1 << 32
 
 
-#: the conditions a combatant file may give for the whole fight, by their names there
-FILE_CONDITIONS: dict[str, Cond] = {
-    "blurred": Cond.BLURRED,
-    "displaced": Cond.DISPLACED,
-    "invisible": Cond.INVISIBLE,
-    "blinded": Cond.BLINDED,
-}
-
-
-def file_cond(names: Iterable[str]) -> int:
-    """The :class:`Cond` bits of a combatant file's fight-long ``conditions``.
-
-    >>> file_cond(["blurred", "blinded"]) == Cond.BLURRED | Cond.BLINDED
-    True
-    """
-    cond = 0
-    for name in names:
-        cond |= FILE_CONDITIONS[name].value
-    return cond
-
-
 #: what an effect's modifier applies to (python-chess style: a named ``int``)
 Stat = int
 #: attack rolls

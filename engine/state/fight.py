@@ -138,6 +138,7 @@ class FightState:
     __slots__ = (
         "acting",
         "after_swing",
+        "aura_spared",
         "before_swing",
         "by_id",
         "combatants",
@@ -201,6 +202,10 @@ class FightState:
         self.simple_space = all(
             c.profile.space == 1 and not c.profile.very_small for c in combatants
         )
+        #: (aura owner, aura index, creature) that the aura passes over for the rest
+        #: of the fight: the creature saved against it, is immune to it or is spared
+        #: as one of its kind (:mod:`engine.rules.auras`); membership only
+        self.aura_spared: set[tuple[str, int, str]] = set()
 
     # -- transcript -------------------------------------------------------------
     def state_change(self, target: CombatantState) -> None:

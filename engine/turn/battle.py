@@ -46,6 +46,8 @@ from engine.core.events import (
 )
 from engine.core.rng import Rng
 from engine.rules import readiness
+from engine.rules.auras import aura_turn
+from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
 from engine.rules.fleeing import flee_turn
 from engine.rules.life import dying_turn, lose_hp
@@ -54,7 +56,6 @@ from engine.rules.status import (
     GATED,
     bleed_turn,
     blocking_condition,
-    confused_turn,
     gate,
     log_expired,
     lose_turn,
@@ -378,6 +379,8 @@ class Battle:
             actor.turn_started = True
             if actor.effects.timers:
                 self._tick(actor, _TURN_START)
+            if actor.profile.auras:  # (a plain fight pays this one test)
+                aura_turn(fight, actor)
             if actor.effects.cond & _AT_START and self._turn_start(actor):
                 return False
         actor.moved_this_turn = False

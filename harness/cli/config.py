@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from engine.content.creatures import CombatantProfile
     from engine.content.maps import GameMap
     from engine.state.encounter import Encounter
-    from harness.encounter_file import LoadedEncounter
+    from harness.encounter_file import LoadedEncounter, StartOverride
     from policies.registry import PolicySpec
 
 
@@ -118,7 +118,7 @@ def load_setup(
         listed = [(name, [f for f, _ in members]) for name, members in loaded.sides]
         check_sides(gmap, listed)
         _check_policy_sides(gmap, overrides)
-        encounter = build_encounter(gmap, _load_sides(listed))
+        encounter = build_encounter(gmap, _load_sides(listed, loaded.starts))
         by_side = {name: [spec for _, spec in members] for name, members in loaded.sides}
         specs = _specs_in_placement_order(encounter, by_side, overrides)
         config = RunConfig(loaded.runs, loaded.seed, loaded.round_cap, loaded.simple_monster_death)
@@ -149,17 +149,27 @@ def _decode_sides(values: list[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _load_sides(sides: list[tuple[str, list[str]]]) -> list[tuple[str, list[CombatantProfile]]]:
-    from engine.content.creatures import load_combatant
+def _load_sides(
+    sides: list[tuple[str, list[str]]],
+    starts: Mapping[tuple[str, int], StartOverride] | None = None,
+) -> list[tuple[str, list[CombatantProfile]]]:
+    """The profiles of each side's files (each file read once), with an encounter
+    file's starting-state overrides (``starts``: by side and index) laid over."""
+    from engine.content.creatures import load_combatant, with_start
 
     cache: dict[str, CombatantProfile] = {}
     out: list[tuple[str, list[CombatantProfile]]] = []
     for name, files in sides:
         profiles: list[CombatantProfile] = []
-        for f in files:
+        for i, f in enumerate(files):
             if f not in cache:
                 cache[f] = load_combatant(f)
-            profiles.append(cache[f])
+            profile = cache[f]
+            start = starts.get((name, i)) if starts else None
+            if start is not None:
+                conditions = list(start.conditions) if start.conditions is not None else None
+                profile = with_start(profile, aware=start.aware, conditions=conditions)
+            profiles.append(profile)
         out.append((name, profiles))
     return out
 
