@@ -390,9 +390,12 @@ def test_observation_conditions_are_the_live_ones() -> None:
     me = state("me", "players", with_file(GOBLIN, conditions=["blurred"]), OPEN, (1, 1), 0)
     foe = state("foe", "monsters", LICH, OPEN, (1, 3), 1)
     b = battle(OPEN, [me, foe], {"save": [2]})
-    assert b.observe(me).combatants[0].conditions == ["blurred"]
+    assert b.observe(me).combatants[0].conditions == ("blurred",)
     aura_turn(b.fight, foe)
-    assert b.observe(me).to_dict()["combatants"][0]["conditions"] == ["blurred", "frightened"]
+    states = b.observe(me).to_dict()["combatants"][0]["conditions"]
+    assert [c["name"] for c in states] == ["blurred", "frightened"]
+    assert states[0]["rounds_left"] is None  # the file's: the whole fight
+    assert isinstance(states[1]["rounds_left"], int) and states[1]["rounds_left"] > 0
 
 
 # --------------------------------------------------------------------------- encounter overrides

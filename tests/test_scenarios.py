@@ -123,19 +123,43 @@ def test_lich_fear_aura(capsys):
 def test_ghoul_paralysis(capsys):
     lines = transcript(capsys, "ghoul_paralysis")
     first = lines.index(
-        "1 ghoul-2 bite vs pillard d20=16+5=21 CA 12 -> TOUCHÉ : 2 dégâts (pillard 18/20 pv)"
+        "2 ghoul claws vs pillard d20=15+3=18 CA 12 -> TOUCHÉ : 3 dégâts (pillard 5/20 pv)"
     )
-    assert lines[first + 1 : first + 4] == [
-        "1 pillard jet de Vigueur contre paralysie d20=9+2=11 vs DD 13 -> échec (marge -2)",
-        "1 pillard devient paralysé (2 rounds) (paralysie)",
-        "1 pillard paralysé : ne peut pas agir",
+    assert lines[first + 1 : first + 3] == [
+        "2 pillard jet de Vigueur contre paralysie d20=2+2=4 vs DD 13 -> échec (marge -9)",
+        "2 pillard devient paralysé (2 rounds) (paralysie)",
     ]
     # helpless: Dex 0 and +4 to melee attacks against it; a save on every hit
-    assert lines[first + 5].startswith("1 ghoul bite vs pillard d20=10+9=19 CA 7 (sans défense -5)")
-    assert lines[first + 6].startswith("1 pillard jet de Vigueur contre paralysie")
-    # 2 rounds, counted on the ghoul that gave it: it ends as that ghoul's turn starts
-    end = lines.index("3 pillard n'est plus paralysé")
-    assert lines[end + 1].startswith("3 ghoul-2 ")
+    assert lines[first + 3].startswith("2 ghoul claws vs pillard d20=14+7=21 CA 7 (sans défense -5)")
+    assert lines[first + 4].startswith("2 pillard jet de Vigueur contre paralysie")
+    assert lines.count("2 pillard paralysé : ne peut pas agir") == 1
+    # the other ghoul leaves the helpless raider to the guard who threatens it
+    assert all("vs pillard" not in line for line in lines if line.startswith("2 ghoul-2 "))
+    # 2 rounds, counted on the ghoul that gave it, even once destroyed (its initiative
+    # count still passes): it ends as round 4 starts, before anyone acts
+    assert "2 ghoul est détruit" in lines
+    end = lines.index("4 pillard n'est plus paralysé")
+    assert lines[end - 1].startswith("3 garde ")
+    assert lines[end + 1].startswith("4 ghoul-2 ")
+
+
+def test_paralysis_then_coup_de_grace(capsys):
+    lines = transcript(capsys, "paralysis_coup_de_grace")
+    assert "1 pillard devient paralysé (3 rounds) (paralysie)" in lines
+    turn = lines.index("2 pillard paralysé : ne peut pas agir")
+    # adjacent to a helpless foe, and the only other enemy (an archer) does not threaten
+    # it: a full-round coup de grâce, an automatic critical, Fort DC 10 + damage or death
+    assert lines[turn + 1 : turn + 4] == [
+        "2 ghoul coup de grâce sur pillard (bite) : critique automatique ×2, 9 dégâts "
+        "(pillard -1/20 pv) ; Vigueur DD 19 ou meurt",
+        "2 pillard jet de Vigueur contre coup de grâce d20=1+2=3 vs DD 19 -> échec (naturel 1)",
+        "2 pillard meurt",
+    ]
+    # the dead raider's paralysis runs out unseen; once the archer is paralyzed no
+    # enemy can act, and a paralyzed side counts as down (docs/rules.md, « Victory »)
+    assert not any("n'est plus paralysé" in line for line in lines)
+    assert lines[-2] == "3 archere devient paralysé (5 rounds) (paralysie)"
+    assert lines[-1] == "combat terminé : victoire de monsters en 3 rounds"
 
 
 def test_confused_starting_condition(capsys):

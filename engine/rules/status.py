@@ -131,13 +131,14 @@ def end_condition(fight: FightState, target: CombatantState, name: str) -> bool:
 
 
 def log_expired(fight: FightState, expired: tuple[tuple[CombatantState, Effect], ...]) -> None:
-    """Write the end of the table conditions among effects whose duration ran out."""
+    """Write the end of the table conditions among effects whose duration ran out
+    (not for a dead holder: its durations still run out, unseen)."""
     log = fight.log
     if log is None:
         return
     for holder, effect in expired:
         bits = effect.cond
-        if not bits:
+        if not bits or holder.dead:
             continue
         for c in TABLE:
             if bits & c.bit and not holder.effects.cond & c.bit:
