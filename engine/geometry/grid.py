@@ -73,8 +73,16 @@ def distance_squares(gmap: GameMap, a: Cell, b: Cell) -> int:
 
 
 def distance_ft(gmap: GameMap, a: Cell, b: Cell) -> int:
-    """5-10-5 distance in feet between two cells."""
-    return 5 * distance_squares(gmap, a, b)
+    """5-10-5 distance in feet between two cells (:func:`distance_squares` written
+    again inline: one of the engine's most frequent calls)."""
+    w = gmap.width
+    dr = a // w - b // w
+    dc = a % w - b % w
+    if dr < 0:
+        dr = -dr
+    if dc < 0:
+        dc = -dc
+    return 5 * (dr + dc // 2 if dr > dc else dc + dr // 2)
 
 
 def step_cost(gmap: GameMap, src: Cell, dst: Cell, diagonal: bool, parity: int) -> tuple[int, int]:
