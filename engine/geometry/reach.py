@@ -13,7 +13,7 @@ grid and the menu all ask it.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from engine.content.actions import Reason
 from engine.content.creatures import AttackProfile
@@ -24,6 +24,9 @@ from engine.geometry.los import cover_bonus, has_line_of_effect
 
 #: −2 per full range increment beyond the first (SRD « Range »)
 RANGE_PENALTY_PER_INCREMENT = -2
+
+#: a cache miss (``None`` is a cached answer: the attack can hit)
+_UNKNOWN = object()
 
 
 def range_penalty(attack: AttackProfile, dist_ft: int) -> int:
@@ -47,10 +50,16 @@ def attack_reason(
 
     ``ks`` and ``kt``: squares per side of the attacker's and the target's
     spaces (anchored on ``src`` and ``dst``); some pair of their squares must be
-    within reach or range, with line of effect.
+    within reach or range, with line of effect. Purely geometric: cached per map
+    between two squares (every attack action asks it).
     """
     if ks == 1 and kt == 1:
-        return _square_reason(gmap, src, dst, attack)
+        cache = gmap.cache
+        key = ("reason", src, dst, attack)
+        hit = cache.get(key, _UNKNOWN)
+        if hit is _UNKNOWN:
+            hit = cache[key] = _square_reason(gmap, src, dst, attack)
+        return cast("Reason | None", hit)
     in_range = False
     for a, b in pairs(gmap, src, ks, dst, kt):
         reason = _square_reason(gmap, a, b, attack)
