@@ -55,6 +55,21 @@ class AttackPlan:
     swings: tuple[tuple[AttackProfile, int], ...]
 
 
+#: the swings of a full attack with one weapon, by (weapon, base attack bonus)
+_FULL_SWINGS: dict[tuple[AttackProfile, int], tuple[tuple[AttackProfile, int], ...]] = {}
+#: at most this many are kept (weapons of many creature files through one process)
+_MAX_FULL_SWINGS = 4096
+
+
+def _full_swings(attack: AttackProfile, bab: int) -> tuple[tuple[AttackProfile, int], ...]:
+    """Every iterative attack of ``attack`` at ``bab`` (kept in :data:`_FULL_SWINGS`)."""
+    if len(_FULL_SWINGS) >= _MAX_FULL_SWINGS:
+        _FULL_SWINGS.clear()
+    swings = tuple([(attack, p) for p in iterative_penalties(bab, attack)])
+    _FULL_SWINGS[(attack, bab)] = swings
+    return swings
+
+
 def verify_attack(
     gmap: GameMap, s: Situation[C], actor: C, action: AttackAction | FullAttackAction
 ) -> AttackPlan | Reason:
@@ -100,7 +115,8 @@ def verify_attack(
             ]
         )
     elif action.kind == "full_attack":
-        swings = tuple([(attack, p) for p in iterative_penalties(actor.profile.spec.bab, attack)])
+        bab = actor.profile.spec.bab
+        swings = _FULL_SWINGS.get((attack, bab)) or _full_swings(attack, bab)
     else:
         swings = ((attack, 0),)
     return AttackPlan(action.kind, target.id, swings)
