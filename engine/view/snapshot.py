@@ -177,7 +177,7 @@ PUBLIC_FIELDS: tuple[PublicField, ...] = (
     F("hp", "int", "its current hit points", "state"),
     F("nonlethal", "int", "nonlethal damage (equal to hp: staggered; above: unconscious)",
       "state"),
-    F("active", "bool", "able to act", "view"),
+    F("active", "bool", "able to act", "state"),
     F("dead", "bool", "dead", "state"),
     F("dying", "bool", "below 0 hit points and not stabilized", "view"),
     F("stabilized", "bool", "below 0 hit points, stable", "state", attr="stable"),
@@ -263,6 +263,7 @@ class CombatantView(LifeStates):
     cell: Cell
     hp: int
     nonlethal: int
+    active: bool
     dead: bool
     stable: bool
     initiative_total: int
@@ -458,10 +459,6 @@ class CombatantView(LifeStates):
     def very_small(self) -> bool:
         """Tiny or smaller: may share a bigger creature's square."""
         return self.static.profile.very_small
-
-    @property
-    def active(self) -> bool:
-        return not self.dead and self.hp >= 0 and self.nonlethal <= self.hp
 
     @property
     def cond(self) -> int:
