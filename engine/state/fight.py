@@ -240,11 +240,17 @@ class FightState:
     ) -> set[Cell]:
         """Squares of active creatures other than ``actor`` (and ``other``), every
         square of each space."""
+        if self.simple_space:  # one comprehension: every ranged attack asks it
+            return {
+                c.pos for c in self.combatants if c.active and c is not actor and c is not other
+            }
         return self._cells(
             c for c in self.combatants if c.active and c is not actor and c is not other
         )
 
     def hostile_cells(self, actor: CombatantState) -> set[Cell]:
+        if self.simple_space:
+            return {c.pos for c in self.combatants if c.active and c.side != actor.side}
         return self._cells(c for c in self.combatants if c.active and c.side != actor.side)
 
     def _cells(self, creatures: Iterable[CombatantState]) -> set[Cell]:
