@@ -141,12 +141,9 @@ class Observation:
     __slots__ = (
         "_by_id",
         "_cache",
-        "_charge",
         "_gmap",
         "_menu",
-        "_move_cost",
         "_options",
-        "_pairs",
         "_ranged_threatened",
         "_simple",
         "_threatened",
@@ -156,7 +153,6 @@ class Observation:
         "fight_key",
         "initiative_order",
         "last_turn_results",
-        "map",
         "round",
     )
 
@@ -181,8 +177,6 @@ class Observation:
         self._simple = simple_space
         #: engine-private: the map with its geometry caches (policies use ``map``)
         self._gmap = gmap
-        #: read-only description of the map
-        self.map = MapView.of(gmap)
         self.round = round
         self.acting_id = acting_id
         self.initiative_order = initiative_order
@@ -191,15 +185,19 @@ class Observation:
         self._by_id = {c.id: c for c in combatants}
         #: the acting combatant's view
         self.actor: CombatantView = self._by_id[acting_id]
-        self._pairs: dict[str, PairView] = {}
-        self._charge: dict[str, ChargeResult] = {}
+        #: what was computed for this observation (pairs, charges, weapons, paths …),
+        #: by (what, target id)
         self._cache: dict[tuple[str, str], object] = {}
-        self._move_cost: dict[str, int | None] = {}
         self._threatened: tuple[tuple[bool, ...], ...] | None = None
         self._ranged_threatened: tuple[tuple[bool, ...], ...] | None = None
         #: what builds :attr:`legal_options` (the loop hands it; the view does not import it)
         self._menu = menu
         self._options: tuple[Option, ...] | None = None
+
+    @property
+    def map(self) -> MapView:
+        """Read-only description of the map (layers and terrain semantics)."""
+        return MapView.of(self._gmap)
 
     # -- the rules' Situation (engine.state.fight.Situation) --------------------------
     def target(self, target_id: str | None) -> CombatantView | None:
@@ -435,7 +433,8 @@ class Observation:
     def charge(self, target_id: str) -> ChargeResult:
         """Charge feasibility against ``target_id``: the engine's own judgement
         (:func:`engine.rules.moves.charge_line`, with the first attack that can)."""
-        res = self._charge.get(target_id)
+        key = ("charge", target_id)
+        res = self._cache.get(key)
         if res is None:
             me = self.actor
             res = charge_line(self._gmap, self, me, target_id)
@@ -443,8 +442,8 @@ class Observation:
                 refused = gate(me.effects.cond, "charge", True)
                 if refused is not None:
                     res = ChargeResult(False, refused)
-            self._charge[target_id] = res
-        return res
+            self._cache[key] = res
+        return res  # type: ignore[return-value]
 
     def weapon_for(self, target_id: str) -> tuple[AttackProfile | None, str | None]:
         """First listed attack of the actor able to hit ``target_id`` now, or why none."""
@@ -559,9 +558,10 @@ class Observation:
 
     def pair(self, target_id: str) -> PairView:
         """Every per-pair fact about the acting combatant versus ``target_id``."""
-        pv = self._pairs.get(target_id)
-        if pv is not None:
-            return pv
+        key = ("pair", target_id)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
         gmap = self._gmap
         me, tgt = self.actor, self._by_id[target_id]
         dist = self.distance_ft(target_id)
@@ -596,7 +596,7 @@ class Observation:
             flanking=flanking,
             shooting_into_melee=into_melee,
         )
-        self._pairs[target_id] = pv
+        self._cache[key] = pv
         return pv
 
     @property
@@ -607,8 +607,9 @@ class Observation:
     def movement_cost_ft(self, target_id: str) -> int | None:
         """Feet of movement to reach a square from which ``target_id`` is in melee
         reach (0 if already there, ``None`` if no such square can be reached)."""
-        if target_id in self._move_cost:
-            return self._move_cost[target_id]
+        key = ("move_cost", target_id)
+        if key in self._cache:
+            return self._cache[key]  # type: ignore[return-value]
         me, tgt = self.actor, self._by_id[target_id]
         reach, dead = melee_band(me.attacks)
         occupied, hostile, _ = self.blockers()
@@ -631,7 +632,7 @@ class Observation:
             last = path.cells[-1] if path.cells else me.cell
             ok = in_band(self._gmap, last, me.space, tgt.cell, tgt.space, reach, dead)
             result = 5 * path.cost if ok else None
-        self._move_cost[target_id] = result
+        self._cache[key] = result
         return result
 
     @property
