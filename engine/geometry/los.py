@@ -195,10 +195,10 @@ def cover_bonus(
         return geo.melee_cover
     if melee:
         return geo.ranged_cover
-    crossed = geo.crossed
-    blockers = tuple(sorted(c for c in creatures if c in crossed))
-    if not blockers:
+    crossed = geo.crossed.intersection(creatures) if creatures else None
+    if not crossed:
         return geo.ranged_cover
+    blockers = tuple(sorted(crossed))
     key = ("soft", a, b, blockers)
     cached = gmap.cache.get(key)
     if cached is None:
