@@ -130,7 +130,9 @@ def test_ghoul_paralysis(capsys):
         "2 pillard devient paralysé (2 rounds) (paralysie)",
     ]
     # helpless: Dex 0 and +4 to melee attacks against it; a save on every hit
-    assert lines[first + 3].startswith("2 ghoul claws vs pillard d20=14+7=21 CA 7 (sans défense -5)")
+    assert lines[first + 3].startswith(
+        "2 ghoul claws vs pillard d20=14+7=21 CA 7 (sans défense -5)"
+    )
     assert lines[first + 4].startswith("2 pillard jet de Vigueur contre paralysie")
     assert lines.count("2 pillard paralysé : ne peut pas agir") == 1
     # the other ghoul leaves the helpless raider to the guard who threatens it
