@@ -145,6 +145,30 @@ def test_ghoul_paralysis(capsys):
     assert lines[end + 1].startswith("4 ghoul-2 ")
 
 
+def test_lich_paralyzing_touch_then_coup_de_grace(capsys):
+    lines = transcript(capsys, "lich_touch_coup_de_grace")
+    touch = lines.index(
+        "1 lich touch vs veteran d20=4+5=9 CA 9 (contact, charge -2) -> TOUCHÉ : 6 dégâts "
+        "(veteran 39/45 pv)"
+    )
+    assert lines[touch + 1 : touch + 3] == [
+        "1 veteran jet de Vigueur contre toucher paralysant d20=8+7=15 vs DD 18 -> échec "
+        "(marge -3)",
+        "1 veteran devient paralysé (toucher paralysant)",  # no duration: the fight
+    ]
+    assert "2 archere fuit lich : double déplacement" in lines
+    # the archer flees and does not threaten the lich: the lich's full round goes to
+    # a coup de grâce with its touch (automatic critical, Fort DC 10 + damage)
+    cdg = lines.index("2 veteran paralysé : ne peut pas agir") + 3
+    assert lines[cdg : cdg + 3] == [
+        "2 lich coup de grâce sur veteran (touch) : critique automatique ×2, 12 dégâts "
+        "(veteran 27/45 pv) ; Vigueur DD 22 ou meurt",
+        "2 veteran jet de Vigueur contre coup de grâce d20=14+7=21 vs DD 22 -> échec (marge -1)",
+        "2 veteran meurt",
+    ]
+    assert lines[-1] == "combat terminé : victoire de monsters en 3 rounds"
+
+
 def test_paralysis_then_coup_de_grace(capsys):
     lines = transcript(capsys, "paralysis_coup_de_grace")
     assert "1 pillard devient paralysé (3 rounds) (paralysie)" in lines
