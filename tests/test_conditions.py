@@ -23,7 +23,13 @@ from engine.content.actions import (
 )
 from engine.core.events import Attack, Bled, CannotAct, Confusion, OpportunityAttack
 from engine.core.rng import SeededRng
-from engine.rules.attack import attack_modifiers, flanking_ally, miss_chance, target_ac
+from engine.rules.attack import (
+    TOTAL_DEFENSE_EFFECT,
+    attack_modifiers,
+    flanking_ally,
+    miss_chance,
+    target_ac,
+)
 from engine.rules.confusion import confused_turn
 from engine.rules.skills import cmd, skill_check
 from engine.rules.status import give_condition
@@ -271,6 +277,36 @@ def test_grappled_lowers_cmd_through_dexterity() -> None:
     before = cmd(a)
     add_effect(a, condition_effect("grappled"))  # Dex −4: +2 → +0
     assert cmd(a) == before - 2
+
+
+@pytest.mark.parametrize(
+    ("conditions", "change"),
+    [
+        (["flat_footed"], -2),  # no Dex bonus (+2)
+        (["blinded"], -2),
+        (["stunned"], -2),
+        (["paralyzed"], -7),  # helpless: Dexterity 0, −5 instead of +2
+        (["entangled", "flat_footed"], -2),  # Dex −4 (+2 → +0), then no bonus to lose
+        (["grappled", "flat_footed"], -2),
+    ],
+)
+def test_no_dex_bonus_to_cmd_when_denied_it_and_minus_5_when_helpless(
+    conditions: list[str], change: int
+) -> None:
+    _gmap, a, _t = _pair(None)
+    before = cmd(a)
+    for name in conditions:
+        add_effect(a, condition_effect(name))
+    assert cmd(a) == before + change
+
+
+def test_a_creature_denied_its_dex_loses_its_dodge_bonus_to_cmd() -> None:
+    _gmap, a, _t = _pair(None)
+    add_effect(a, TOTAL_DEFENSE_EFFECT)
+    defending = cmd(a)
+    assert defending == cmd(_pair(None)[1]) + 4  # total defense: +4 dodge to CMD
+    add_effect(a, condition_effect("blinded"))
+    assert cmd(a) == defending - 4 - 2
 
 
 def test_deafened_gives_minus_4_on_initiative() -> None:

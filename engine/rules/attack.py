@@ -40,6 +40,7 @@ from engine.state.conditions import (
     CONDITIONS,
     DENIES_DEX,
     HELPLESS,
+    HELPLESS_DEX_MOD,
     drop_condition,
 )
 from engine.state.effects import (
@@ -103,10 +104,9 @@ MISS_CHANCE = {name: CONDITIONS[name].miss_chance for name in ("blurred", "displ
 #: the condition families the attack rules test (plain ints)
 _DENIES_DEX = DENIES_DEX
 _HELPLESS = HELPLESS
-#: SRD « Helpless »: +4 on melee attack rolls against a helpless target; its
-#: Dexterity is 0 (modifier −5)
+#: SRD « Helpless »: +4 on melee attack rolls against a helpless target (its
+#: Dexterity 0: :data:`engine.state.conditions.HELPLESS_DEX_MOD`)
 HELPLESS_MELEE_BONUS = 4
-HELPLESS_DEX_MOD = -5
 #: SRD « Blinded »: every opponent has total concealment for a blinded attacker
 BLINDED_MISS_CHANCE = 50
 #: SRD « Invisibility »: +2 to attack a creature that cannot see the attacker

@@ -31,11 +31,11 @@ from engine.content.creatures import (
     ability_mod,
 )
 from engine.content.packs import D20_PLAIN
-from engine.core.checks import CheckKind, Modifier, RollRecord, check
+from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
 from engine.rules.saves import SCORE_CONDITIONS, score_delta
-from engine.state.conditions import starting_cond
-from engine.state.effects import CMD, DEX, SKILL, STR, Cond
+from engine.state.conditions import DENIES_DEX, HELPLESS, HELPLESS_DEX_MOD, starting_cond
+from engine.state.effects import CMD, DEX, SKILL, STR, Cond, typed_total
 from engine.state.state import CombatantState
 
 #: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
@@ -203,12 +203,36 @@ def base_cmd(spec: Combatant) -> int:
     )
 
 
+#: the conditions that change a CMD through Dexterity: a lowered score, no Dex
+#: bonus (flat-footed, stunned…, and blinded: SRD « Blinded », the attack rules
+#: read it as not seeing the attacker), Dexterity 0 (helpless)
+_NO_DEX = DENIES_DEX | Cond.BLINDED.value
+_CMD_CONDITIONS = SCORE_CONDITIONS | _NO_DEX | HELPLESS
+
+
 def cmd(state: CombatantState) -> int:
     """Current CMD: :func:`base_cmd` plus what its effects give CMD (the dodge
     bonus of total defense or fighting defensively, until its next turn) and the
-    change of a lowered Strength or Dexterity (CRB « Combat Maneuver Defense »)."""
+    change of a lowered Strength or Dexterity (CRB « Combat Maneuver Defense »).
+
+    A creature denied its Dexterity bonus to AC adds neither it nor its dodge
+    bonuses (CRB: « a flat-footed creature does not add its Dexterity bonus to its
+    CMD »; SRD « Dodge Bonus »); a helpless one counts Dexterity 0, a −5 modifier
+    instead of its own (SRD « Helpless »)."""
     fx = state.effects
     value = base_cmd(state.profile.spec) + fx.total(CMD)
-    if fx.cond & SCORE_CONDITIONS:
-        value += score_delta(state, STR) + score_delta(state, DEX)
+    cond = fx.cond
+    if not cond & _CMD_CONDITIONS:
+        return value
+    if cond & SCORE_CONDITIONS:
+        value += score_delta(state, STR)
+    dex = ability_mod(state.profile.spec.abilities.dex_score)
+    if cond & HELPLESS:
+        return value - dex + HELPLESS_DEX_MOD - typed_total(fx.items, CMD, BonusType.DODGE)
+    if cond & SCORE_CONDITIONS:
+        delta = score_delta(state, DEX)
+        value += delta
+        dex += delta
+    if cond & _NO_DEX:
+        value -= max(0, dex) + typed_total(fx.items, CMD, BonusType.DODGE)
     return value

@@ -358,6 +358,8 @@ HALF_SPEED = _mask(Flag.HALF_SPEED)
 NO_RUN_CHARGE = _mask(Flag.NO_RUN_CHARGE)
 DENIES_DEX = _mask(Flag.DENIES_DEX)
 HELPLESS = _mask(Flag.HELPLESS)
+#: SRD « Helpless »: « treated as having a Dexterity of 0 (−5 modifier) »
+HELPLESS_DEX_MOD = -5
 NO_AOO = _mask(Flag.NO_AOO)
 NO_THREAT = _mask(Flag.NO_THREAT)
 FLEES = _mask(Flag.FLEES)
