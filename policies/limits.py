@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from engine.content.actions import (
     AttackAction,
+    CoupDeGraceAction,
     FullAttackAction,
     MoveAction,
     StandUpAction,
@@ -83,8 +84,11 @@ def helpless_choice(
     others = [e for e in ordered if not e.effects.cond & _HELPLESS]
     if any(obs.threatens(e.id, me.id) for e in others):
         return others[0]
-    prefix = f"coup_de_grace:{target.id}:"
-    for option in obs.legal_options:
-        if option.id.startswith(prefix):
-            return TurnPlan(option.actions, f"{option.label} : cible sans défense")
+    weapons = obs.coup_de_grace_weapons(target.id)  # (the menu's, without the menu)
+    if weapons:
+        tid, weapon = target.id, weapons[0]
+        return TurnPlan(
+            (CoupDeGraceAction(target_id=tid, weapon_id=weapon.id),),
+            f"coup de grâce sur {tid} ({weapon.name}) : cible sans défense",
+        )
     return target

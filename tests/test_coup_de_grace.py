@@ -185,6 +185,20 @@ def test_the_menu_offers_it_per_weapon_and_the_action_round_trips():
     }  # fmt: skip
 
 
+@pytest.mark.parametrize("mine", [None, "staggered", "nauseated", "prone", "dazed", "paralyzed"])
+def test_the_observation_gives_the_menus_coups_de_grace_without_the_menu(mine):
+    me = state("me", "A", make_profile(attacks=[melee(), ranged()]), ROW, (0, 0))
+    foe = state("foe", "B", make_profile(), ROW, (0, 1), 1)
+    b = _battle(me, foe, "helpless", None)
+    if mine is not None:
+        give_condition(b.fight, me, mine, None, effect="test")
+    obs = b.observe(me)
+    menu = [o.id for o in obs.legal_options if o.id.startswith("coup_de_grace:foe:")]
+    weapons = obs.coup_de_grace_weapons("foe")
+    assert [f"coup_de_grace:foe:{a.id}" for a in weapons] == menu
+    assert bool(menu) == (mine is None)
+
+
 def test_the_heuristic_finishes_a_helpless_enemy_when_nothing_else_threatens_it():
     me, foe, cond = _pair()
     other = state("other", "B", make_profile(name="Other"), ROW, (0, 5), 2)

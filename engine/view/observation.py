@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.content.actions import ActionResult, Option
+from engine.content.actions import ActionResult, CoupDeGraceAction, Option, Reason
 from engine.content.creatures import AttackProfile
 from engine.content.maps import Cell, GameMap, TerrainType
 from engine.content.space import (
@@ -50,10 +50,14 @@ from engine.geometry.reach import (
     weapon_for,
 )
 from engine.rules.attack import flanking_ally, shoots_into_melee
+from engine.rules.coup_de_grace import verify_coup_de_grace
 from engine.rules.moves import charge_line
 from engine.rules.status import GATED, gate
-from engine.state.conditions import CANT_MOVE, TABLE
+from engine.state.conditions import CANT_ACT, CANT_MOVE, ONE_MOVE, TABLE
 from engine.view.snapshot import CombatantView
+
+#: no full-round action: cannot act, or one move action only (nauseated)
+_NO_FULL_ROUND = CANT_ACT | ONE_MOVE
 
 #: builds the legal-options menu of an Observation (:func:`engine.view.options.legal_options`)
 Menu = Callable[["Observation", GameMap], tuple[Option, ...]]
@@ -429,6 +433,32 @@ class Observation:
         if self._simple:
             return distance_ft(self._gmap, me.cell, tgt.cell)
         return body_distance_ft(self._gmap, me.cell, me.space, tgt.cell, tgt.space)
+
+    def coup_de_grace_weapons(self, target_id: str) -> tuple[AttackProfile, ...]:
+        """The actor's weapons that can deliver a coup de grâce to ``target_id`` now
+        (:func:`engine.rules.coup_de_grace.verify_coup_de_grace`), in file order;
+        none when its turn cannot hold the full-round action — it cannot act, has
+        one action only (nauseated, disabled, staggered, the surprise round), is
+        prone — or a condition forbids it (:func:`engine.rules.status.gate`). The
+        menu's ``coup_de_grace`` options are these; a policy facing a helpless
+        enemy asks this without building the menu."""
+        me = self.actor
+        cond = me.effects.cond
+        if cond & _NO_FULL_ROUND or me.prone or me.staggered or self.round == 0:
+            return ()
+        if cond & GATED and gate(cond, "coup_de_grace", False) is not None:
+            return ()
+        gmap = self._gmap
+        return tuple(
+            a
+            for a in me.attacks
+            if not isinstance(
+                verify_coup_de_grace(
+                    gmap, self, me, CoupDeGraceAction(target_id=target_id, weapon_id=a.id)
+                ),
+                Reason,
+            )
+        )
 
     def charge(self, target_id: str) -> ChargeResult:
         """Charge feasibility against ``target_id``: the engine's own judgement

@@ -97,7 +97,6 @@ from engine.content.actions import (
 )
 from engine.content.maps import GameMap
 from engine.geometry.movement import step_toward
-from engine.rules.coup_de_grace import verify_coup_de_grace
 from engine.rules.economy import filter_plan
 from engine.rules.moves import verify_charge, verify_move, verify_run, verify_step, verify_withdraw
 from engine.rules.readiness import verify_aid, verify_ready
@@ -245,22 +244,17 @@ def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
     return [Option("hide", "se cacher (Discrétion)", (action,))]
 
 
-def _coup_de_grace_options(obs: Observation, gmap: GameMap, tid: str) -> list[Option]:
+def _coup_de_grace_options(obs: Observation, tid: str) -> list[Option]:
     """``coup_de_grace:<target>:<weapon>`` per weapon that can finish the helpless
-    enemy ``tid`` (:func:`engine.rules.coup_de_grace.verify_coup_de_grace`)."""
-    me = obs.actor
-    out: list[Option] = []
-    for attack in me.attacks:
-        action = CoupDeGraceAction(target_id=tid, weapon_id=attack.id)
-        if not isinstance(verify_coup_de_grace(gmap, obs, me, action), Reason):
-            out.append(
-                Option(
-                    f"coup_de_grace:{tid}:{attack.id}",
-                    f"coup de grâce sur {tid} ({attack.name})",
-                    (action,),
-                )
-            )
-    return out
+    enemy ``tid`` (:meth:`Observation.coup_de_grace_weapons`)."""
+    return [
+        Option(
+            f"coup_de_grace:{tid}:{attack.id}",
+            f"coup de grâce sur {tid} ({attack.name})",
+            (CoupDeGraceAction(target_id=tid, weapon_id=attack.id),),
+        )
+        for attack in obs.coup_de_grace_weapons(tid)
+    ]
 
 
 def legal_options(obs: Observation, gmap: GameMap) -> tuple[Option, ...]:
@@ -305,7 +299,7 @@ def _options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...
     for enemy in obs.enemies():
         tid = enemy.id
         if not disabled and enemy.effects.cond & _HELPLESS:
-            out += _coup_de_grace_options(obs, gmap, tid)
+            out += _coup_de_grace_options(obs, tid)
         natural_full = False  # a full attack with natural weapons uses them all: list it once
         for attack in me.attacks:
             strike = AttackAction(target_id=tid, weapon_id=attack.id)
