@@ -130,3 +130,263 @@ def test_points_and_the_origin_of_an_aimed_burst():
     # square and the three squares north and west of its top-left corner
     cells = areas.area_of(gmap, "burst", 5, gmap.cell(4, 4), 1, None, centred_on_caster=True)
     assert sorted(gmap.rc(c) for c in cells) == [(3, 3), (3, 4), (4, 3), (4, 4)]
+
+
+# -- cones ----------------------------------------------------------------------------
+# A 15-ft cone (3 squares), from the intersection A, hand-derived:
+# * diagonal (north-east from A, the caster's north-east corner): the burst's
+#   quadrant: far row 1: far columns 1..3 → d = 1..3 (3 squares); far row 2:
+#   d(1, 2) = 2, d(2, 2) = 3, d(3, 2) = 4 (2 squares); far row 3: d(1, 3) = 3,
+#   d(2, 3) = 4 (1 square): the CRB's diagonal staircase of 6 squares.
+# * straight (north from A, the caster's north-west corner): the squares whose
+#   centre lies in the 90° wedge about A's column line (its diagonals through A
+#   included): row 1 above A spans 1 column each side, row 2 two, row 3 three;
+#   by distance: row 1: far (1, 1) → 1 (2 squares); row 2: d(1, 2) = 2,
+#   d(2, 2) = 3 (4 squares); row 3: d(1, 3) = 3, d(2, 3) = 4 (2 squares): 8
+#   squares, 2-4-2 about A's column line. The CRB's straight 15-ft figure (1-3-3,
+#   centred on the caster's column) starts from the middle of the caster's side,
+#   which the text (« from any corner of your square ») does not allow; we follow
+#   the text (docs/rules.md, « Spell areas »).
+CONE_15 = {
+    # direction, apex (row line, column line) → picture, caster at (4, 4)
+    ((-1, 0), (4, 4)): [
+        ".........",
+        "...XX....",
+        "..XXXX...",
+        "...XX....",
+        "....C....",
+        ".........",
+    ],
+    ((-1, 0), (4, 5)): [
+        ".........",
+        "....XX...",
+        "...XXXX..",
+        "....XX...",
+        "....C....",
+        ".........",
+    ],
+    ((-1, 1), (4, 5)): [
+        ".........",
+        ".....X...",
+        ".....XX..",
+        ".....XXX.",
+        "....C....",
+        ".........",
+    ],
+    ((0, 1), (4, 5)): [
+        ".........",
+        ".........",
+        "......X..",
+        ".....XXX.",
+        "....CXXX.",
+        "......X..",
+    ],
+    ((1, 1), (5, 5)): [
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        "....C....",
+        ".....XXX.",
+        ".....XX..",
+        ".....X...",
+    ],
+    ((1, 0), (5, 5)): [
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        "....C....",
+        "....XX...",
+        "...XXXX..",
+        "....XX...",
+    ],
+    ((1, -1), (5, 4)): [
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+        "....C....",
+        ".XXX.....",
+        "..XX.....",
+        "...X.....",
+    ],
+    ((0, -1), (5, 4)): [
+        ".........",
+        ".........",
+        ".........",
+        "..X......",
+        ".XXXC....",
+        ".XXX.....",
+        "..X......",
+    ],
+    ((-1, -1), (4, 4)): [
+        ".........",
+        "...X.....",
+        "..XX.....",
+        ".XXX.....",
+        "....C....",
+    ],
+}
+
+
+def _padded(rows: list[str], height: int) -> list[str]:
+    """The picture with empty rows below, ``height`` rows in all."""
+    return rows + ["." * len(rows[0])] * (height - len(rows))
+
+
+def test_15_ft_cones_in_the_eight_directions():
+    gmap = open_map(9)
+    caster = gmap.cell(4, 4)
+    for (direction, (row, col)), expected in CONE_15.items():
+        cells = areas.cone_cells(gmap, point(gmap, row, col), direction, 15)
+        assert picture(gmap, cells, caster) == _padded(expected, 9), direction
+        assert caster not in cells
+
+
+def _rotate(rows: list[str]) -> list[str]:
+    """A square picture turned a quarter clockwise."""
+    n = len(rows)
+    return ["".join(rows[n - 1 - c][r] for c in range(n)) for r in range(n)]
+
+
+def test_30_ft_cones_in_the_eight_directions():
+    # 6 squares. Straight (north from the caster's north-west corner A): rows above
+    # A span 1..6 columns each side of A's column line; by distance: far row 1 → 1
+    # column each side, 2 → 2 (d(2, 2) = 3), 3 → 3 (d(3, 3) = 4), 4 → 4
+    # (d(4, 4) = 6), 5 → 3 (d(3, 5) = 6, d(4, 5) = 7), 6 → 1 (d(1, 6) = 6,
+    # d(2, 6) = 7): rows of 2, 4, 6, 8, 6, 2 = 28 squares.
+    # Diagonal (north-east from the north-east corner): the quadrant of the 30-ft
+    # burst: far rows 1..6 hold 6, 5, 5, 4, 3, 1 squares (d(6, 1) = 6, d(5, 2) = 6,
+    # d(5, 3) = 6, d(4, 4) = 6, d(3, 5) = 6, d(1, 6) = 6, each next one 7) = 24.
+    north = [
+        "...............",
+        "......XX.......",
+        "....XXXXXX.....",
+        "...XXXXXXXX....",
+        "....XXXXXX.....",
+        ".....XXXX......",
+        "......XX.......",
+        ".......C.......",
+    ]
+    north_east = [
+        "...............",
+        "........X......",
+        "........XXX....",
+        "........XXXX...",
+        "........XXXXX..",
+        "........XXXXX..",
+        "........XXXXXX.",
+        ".......C.......",
+    ]
+    gmap = open_map(15)
+    caster = gmap.cell(7, 7)
+    straight = _padded(north, 15)
+    diagonal = _padded(north_east, 15)
+    # each quarter turn about the caster's square moves the corner clockwise:
+    # north-west (7, 7) → north-east (7, 8) → south-east (8, 8) → south-west (8, 7)
+    corners = [(7, 7), (7, 8), (8, 8), (8, 7)]
+    straight_dirs = [(-1, 0), (0, 1), (1, 0), (0, -1)]
+    diagonal_dirs = [(-1, 1), (1, 1), (1, -1), (-1, -1)]
+    for turn in range(4):
+        apex = point(gmap, *corners[turn])
+        got = areas.cone_cells(gmap, apex, straight_dirs[turn], 30)
+        assert picture(gmap, got, caster) == straight, straight_dirs[turn]
+        assert len(got) == 28
+        apex = point(gmap, *corners[(turn + 1) % 4])
+        got = areas.cone_cells(gmap, apex, diagonal_dirs[turn], 30)
+        assert picture(gmap, got, caster) == diagonal, diagonal_dirs[turn]
+        assert len(got) == 24
+        straight, diagonal = _rotate(straight), _rotate(diagonal)
+
+
+def test_aiming_a_cone_picks_its_direction_and_corner():
+    gmap = open_map(9)
+    me = gmap.cell(4, 4)
+
+    def toward(row: int, col: int, anchor: int = me, k: int = 1):
+        placed = areas.cone_toward(gmap, anchor, k, gmap.cell(row, col))
+        return None if placed is None else (areas.point_rc(gmap, placed[0]), placed[1])
+
+    # from the centre (4.5, 4.5) of the caster's square to the aimed centre:
+    assert toward(0, 3) == ((4, 4), (-1, 0))  # 1 left, 4 up: north, the west corner nearer
+    assert toward(0, 5) == ((4, 5), (-1, 0))  # 1 right, 4 up: north, the east corner
+    assert toward(0, 4) == ((4, 4), (-1, 0))  # straight up: a tie, the west corner
+    assert toward(2, 6) == ((4, 5), (-1, 1))  # 2 right, 2 up: north-east
+    assert toward(2, 8) == ((4, 5), (-1, 1))  # 4 right, 2 up: 26.6° off the axis, diagonal
+    assert toward(3, 8) == ((4, 5), (0, 1))  # 4 right, 1 up: 14° off, east, north corner
+    assert toward(4, 4) is None  # its own square
+    # a Large caster on (3, 3)-(4, 4): its corners are (3, 3), (3, 5), (5, 3), (5, 5)
+    assert toward(0, 3, gmap.cell(3, 3), 2) == ((3, 3), (-1, 0))
+    assert toward(3, 3, gmap.cell(3, 3), 2) is None
+    cells = areas.area_of(gmap, "cone", 15, gmap.cell(3, 3), 2, gmap.cell(0, 3))
+    assert sorted(gmap.rc(c) for c in cells) == [
+        (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (1, 4), (2, 2), (2, 3)
+    ]  # fmt: skip
+
+
+# -- lines ----------------------------------------------------------------------------
+def _line(gmap: GameMap, caster: tuple[int, int], aim: tuple[int, int], length_ft: int):
+    me, target = gmap.cell(*caster), gmap.cell(*aim)
+    start = areas.line_start(gmap, me, 1, target)
+    assert start is not None
+    cells = areas.line_cells(gmap, start, target, length_ft)
+    assert areas.area_of(gmap, "line", length_ft, me, 1, target) == frozenset(cells)
+    return areas.point_rc(gmap, start), [gmap.rc(c) for c in cells]
+
+
+def test_lines_along_a_row_a_column_a_diagonal_and_off_angle():
+    gmap = open_map(30)
+    # Along a row: from (5, 0) toward (5, 29). The two east corners are equally near
+    # the aimed centre; the north-east one (row line 5, column line 1) comes first.
+    # The segment climbs 1 row in 57 columns: it stays in row 5. Square (5, c) has
+    # its far corner (c, 1) from the start: d = c ≤ 6 (30 ft), ≤ 24 (120 ft).
+    start, cells = _line(gmap, (5, 0), (5, 29), 30)
+    assert start == (5, 1) and cells == [(5, c) for c in range(1, 7)]
+    start, cells = _line(gmap, (5, 0), (5, 29), 120)
+    assert start == (5, 1) and cells == [(5, c) for c in range(1, 25)]
+    # Along a column: from (0, 5) down: the south-west corner (1, 5), column 5.
+    start, cells = _line(gmap, (0, 5), (29, 5), 30)
+    assert start == (1, 5) and cells == [(r, 5) for r in range(1, 7)]
+    start, cells = _line(gmap, (0, 5), (29, 5), 120)
+    assert start == (1, 5) and cells == [(r, 5) for r in range(1, 25)]
+    # Along the diagonal: from the south-east corner (1, 1) through the corners of
+    # (i, i), whose far corner is (i, i): d = i + i // 2: ≤ 6 up to i = 4 (30 ft:
+    # 1 + 2 + 1 + 2 diagonals), ≤ 24 up to i = 16.
+    start, cells = _line(gmap, (0, 0), (29, 29), 30)
+    assert start == (1, 1) and cells == [(i, i) for i in range(1, 5)]
+    start, cells = _line(gmap, (0, 0), (29, 29), 120)
+    assert start == (1, 1) and cells == [(i, i) for i in range(1, 17)]
+    # Off angle: from (0, 0) toward the centre of (2, 5), from the south-east corner
+    # (1, 1) (the nearest): slope 1/3, through the intersections (4, 2), (7, 3)…
+    # (x, y), so row r holds columns 3r − 2 .. 3r; square (r, c) has its far corner
+    # (c, r): d = c + r // 2. 30 ft: (1, 1..3) → 1..3, (2, 4) → 5, (2, 5) → 6,
+    # (2, 6) → 7 stops it. 120 ft: rows 1..7 (d(21, 7) = 24), then (8, 22) → 26.
+    start, cells = _line(gmap, (0, 0), (2, 5), 30)
+    assert start == (1, 1) and cells == [(1, 1), (1, 2), (1, 3), (2, 4), (2, 5)]
+    start, cells = _line(gmap, (0, 0), (2, 5), 120)
+    assert start == (1, 1)
+    assert cells == [(r, c) for r in range(1, 8) for c in range(3 * r - 2, 3 * r + 1)]
+
+
+def test_a_line_aimed_at_the_casters_own_square_is_empty():
+    gmap = open_map(9)
+    me = gmap.cell(4, 4)
+    assert areas.line_start(gmap, me, 1, me) is None
+    assert areas.area_of(gmap, "line", 30, me, 1, me) == frozenset()
+    assert areas.area_of(gmap, "cone", 15, me, 1, me) == frozenset()
+
+
+# -- squares --------------------------------------------------------------------------
+def test_grease_10_ft_square_is_centred_on_the_named_intersection():
+    gmap = open_map(8)
+    # target_pos (3, 3) names the intersection at the top-left corner of (3, 3): the
+    # 2 × 2 block around it
+    cells = areas.area_of(gmap, "square", 10, gmap.cell(0, 0), 1, gmap.cell(3, 3))
+    assert sorted(gmap.rc(c) for c in cells) == [(2, 2), (2, 3), (3, 2), (3, 3)]
+    # an odd side is centred on the named square itself
+    cells = areas.area_of(gmap, "square", 15, gmap.cell(0, 0), 1, gmap.cell(3, 3))
+    assert sorted(gmap.rc(c) for c in cells) == [(r, c) for r in (2, 3, 4) for c in (2, 3, 4)]
+    # clipped at the map's edge
+    cells = areas.area_of(gmap, "square", 10, gmap.cell(4, 4), 1, gmap.cell(0, 0))
+    assert sorted(gmap.rc(c) for c in cells) == [(0, 0)]
