@@ -390,3 +390,137 @@ def test_grease_10_ft_square_is_centred_on_the_named_intersection():
     # clipped at the map's edge
     cells = areas.area_of(gmap, "square", 10, gmap.cell(4, 4), 1, gmap.cell(0, 0))
     assert sorted(gmap.rc(c) for c in cells) == [(0, 0)]
+
+
+# -- line of effect -------------------------------------------------------------------
+def test_a_wall_cuts_a_15_ft_cone_and_stops_a_line():
+    # The caster at (4, 0) aims east at (4, 8): the cone's apex is its north-east
+    # corner (row line 4, column line 1; the two east corners tie, the north one
+    # first). The template (see the 15-ft cones above, turned east) is (3, 1),
+    # (4, 1), (2, 2)…(5, 2), (3, 3), (4, 3). The walls (3, 2) and (4, 2) are never
+    # in an area. (3, 3) and (4, 3) are behind them: from the apex, the segments to
+    # their corners either cross a wall's interior (e.g. to (3, 5) (x, y) through
+    # (4, 2)) or run along the edge between the two walls (inside a solid mass,
+    # docs/rules.md « Line of effect and cover »). (2, 2) and (5, 2) are seen
+    # through (3, 1) and (4, 1), on the diagonals to their corners (2, 3) and (2, 5).
+    gmap = make_map(
+        [".........", ".........", ".........", "..#......", "..#......", ".........", "........."]
+    )
+    me, aim = gmap.cell(4, 0), gmap.cell(4, 8)
+    assert areas.cone_toward(gmap, me, 1, aim) == (point(gmap, 4, 1), (0, 1))
+    assert picture(gmap, areas.area_of(gmap, "cone", 15, me, 1, aim), me) == [
+        ".........",
+        ".........",
+        "..X......",
+        ".X#......",
+        "CX#......",
+        "..X......",
+        ".........",
+    ]
+    # the line east (from the same corner, in row 4) strikes the wall at once
+    assert [gmap.rc(c) for c in areas.line_cells(gmap, point(gmap, 4, 1), aim, 120)] == [(4, 1)]
+
+
+def test_a_wall_cuts_a_30_ft_cone_and_a_120_ft_line():
+    # The same caster and aim, the wall at (3, 5)-(4, 5). The 30-ft straight cone
+    # (2, 4, 6, 8, 6, 2 squares, turned east) spans columns 1..6; it loses the two
+    # walls and the two squares behind them, (3, 6) and (4, 6) (every segment from
+    # the apex to their corners crosses a wall or runs between the two walls):
+    # 28 − 4 = 24 squares. (2, 5) and (5, 5), beside the wall, are seen (e.g. the
+    # segment to (5, 3) (x, y) crosses row 3 in columns 1..4 only). The line (row 4
+    # from column 1) holds (4, 1)…(4, 4) and stops at the wall: the caster's
+    # enemies at (4, 6) and beyond are out of it.
+    gmap = make_map(["........."] * 3 + [".....#...", ".....#..."] + ["........."] * 4)
+    me, aim = gmap.cell(4, 0), gmap.cell(4, 8)
+    cells = areas.area_of(gmap, "cone", 30, me, 1, aim)
+    assert picture(gmap, cells, me) == [
+        "....X....",
+        "...XXX...",
+        "..XXXX...",
+        ".XXXX#...",
+        "CXXXX#...",
+        "..XXXX...",
+        "...XXX...",
+        "....X....",
+        ".........",
+    ]
+    assert len(cells) == 24
+    line = areas.line_cells(gmap, point(gmap, 4, 1), aim, 120)
+    assert [gmap.rc(c) for c in line] == [(4, 1), (4, 2), (4, 3), (4, 4)]
+    assert areas.area_of(gmap, "line", 120, me, 1, aim) == frozenset(line)
+
+
+CURTAIN = """name: t
+terrain: |
+  .......
+  ...b...
+  .......
+legend:
+  ".": {type: floor, move_cost: 1}
+  "b": {type: curtain, move_cost: 1, blocks_los: true, cover_bonus: 2}
+"""
+
+
+def test_a_line_ends_on_a_curtain_square_and_a_burst_reaches_into_it():
+    from engine.content.maps import parse_map
+
+    gmap = parse_map(CURTAIN, "test")
+    # a passable square that blocks line of effect: the line strikes it (a creature
+    # standing in it is hit) and goes no farther
+    line = areas.line_cells(gmap, point(gmap, 1, 1), gmap.cell(1, 6), 30)
+    assert [gmap.rc(c) for c in line] == [(1, 1), (1, 2), (1, 3)]
+    # a burst next to it reaches its square (nothing crosses it on the way) but not
+    # the square behind it: from the point (row 1, col 2) every segment to the
+    # corners of (1, 4) crosses the curtain
+    cells = burst_cells(gmap, point(gmap, 1, 2), 10)
+    assert gmap.cell(1, 3) in cells and gmap.cell(1, 4) not in cells
+
+
+def test_point_targeting():
+    gmap = make_map([".......", "...#...", "...#...", "...#...", "......."])
+    me = gmap.cell(2, 0)
+    assert areas.point_reason(gmap, me, 1, 2, 2, 60) is None
+    # off the map
+    assert areas.point_reason(gmap, me, 1, 2, 9, 60) == "invalid_destination"
+    assert areas.point_reason(gmap, me, 1, -1, 2, 60) == "invalid_destination"
+    # behind the wall: no segment from a corner of the caster's square reaches the
+    # intersection at the top-left corner of (2, 5)
+    assert areas.point_reason(gmap, me, 1, 2, 5, 60) == "invalid_destination"
+    # range: from the nearest intersection of the caster's square (column line 1):
+    # the point (2, 6) is 5 columns away, 25 ft
+    assert areas.point_distance_ft(gmap, me, 1, point(gmap, 2, 6)) == 25
+    assert areas.point_reason(gmap, me, 1, 0, 6, 20) == "out_of_range"
+    assert areas.in_sight(gmap, me, 1, point(gmap, 0, 6))
+
+
+# -- creatures --------------------------------------------------------------------------
+def test_creatures_caught_in_the_creatures_order_big_ones_by_one_square():
+    from builders import make_profile, state
+
+    gmap = open_map(10)
+    ogre = state("ogre", "B", make_profile(name="Ogre", size="Large"), gmap, (5, 4))
+    goblin = state("gob", "B", make_profile(name="Goblin"), gmap, (3, 3))
+    far = state("far", "B", make_profile(name="Far"), gmap, (8, 8))
+    wizard = state("wiz", "A", make_profile(name="Wizard"), gmap, (0, 0))
+    # a 10-ft burst on the intersection (4, 4) holds rows 3-4, columns 2..5 and rows
+    # 2 and 5, columns 3-4: (3, 3) is in, and so is (5, 4), one of the ogre's four
+    # squares (5, 4)-(6, 5); (8, 8) and (0, 0) are not
+    cells = burst_cells(gmap, point(gmap, 4, 4), 10)
+    assert gmap.cell(5, 4) in cells
+    assert not {gmap.cell(5, 5), gmap.cell(6, 4), gmap.cell(6, 5)} & cells
+    caught = areas.creatures_in_area(gmap, cells, [ogre, far, wizard, goblin])
+    assert [c.id for c in caught] == ["ogre", "gob"]
+    # the order is the caller's (a situation's combatants)
+    caught = areas.creatures_in_area(gmap, cells, [goblin, ogre])
+    assert [c.id for c in caught] == ["gob", "ogre"]
+
+
+def test_a_creature_behind_a_wall_is_spared_by_a_burst_not_by_a_spread():
+    from builders import make_profile, state
+
+    gmap = make_map(["....", "###.", "...."])
+    hidden = state("hidden", "B", make_profile(name="Hidden"), gmap, (2, 3))
+    burst = burst_cells(gmap, point(gmap, 0, 0), 30)
+    spread = burst_cells(gmap, point(gmap, 0, 0), 30, spread=True)
+    assert areas.creatures_in_area(gmap, burst, [hidden]) == []
+    assert areas.creatures_in_area(gmap, spread, [hidden]) == [hidden]
