@@ -524,3 +524,120 @@ def test_a_creature_behind_a_wall_is_spared_by_a_burst_not_by_a_spread():
     spread = burst_cells(gmap, point(gmap, 0, 0), 30, spread=True)
     assert areas.creatures_in_area(gmap, burst, [hidden]) == []
     assert areas.creatures_in_area(gmap, spread, [hidden]) == [hidden]
+
+
+# -- placements -------------------------------------------------------------------------
+def _party(gmap: GameMap, where: dict[str, tuple[str, tuple[int, int]]]):
+    from builders import make_profile, state
+
+    return [
+        state(ident, side, make_profile(name=ident), gmap, pos)
+        for ident, (side, pos) in where.items()
+    ]
+
+
+def _groups_by_brute_force(gmap, caster, creatures, shape, size_ft, range_ft):
+    """Every nameable aim square tried with area_of: the (enemies, allies) groups
+    with an enemy, each with its first aim in (distance, point) order."""
+    found = {}
+    keyed = []
+    for aim in range(gmap.size):
+        p = areas.aim_point(gmap, aim)
+        if shape in ("burst", "spread", "square"):
+            if areas.point_distance_ft(gmap, caster.cell, caster.space, p) > range_ft:
+                continue
+            if not areas.in_sight(gmap, caster.cell, caster.space, p):
+                continue
+        keyed.append(((areas.point_distance_ft(gmap, caster.cell, 1, p), p), aim))
+    for _, aim in sorted(keyed):
+        cells = areas.area_of(gmap, shape, size_ft, caster.cell, caster.space, aim)
+        inside = areas.creatures_in_area(gmap, cells, creatures)
+        enemies = tuple(c.id for c in inside if c.side != caster.side and c.active)
+        allies = tuple(c.id for c in inside if c.side == caster.side and not c.dead)
+        if enemies and (enemies, allies) not in found:
+            found[enemies, allies] = aim
+    return found
+
+
+def test_burst_placements_are_every_distinct_catch_the_brute_force_finds():
+    gmap = make_map(
+        ["............", "............", "......#.....", "......#.....", "......#....."]
+        + ["............"] * 7
+    )
+    creatures = _party(
+        gmap,
+        {
+            "wiz": ("A", (11, 1)),
+            "fighter": ("A", (6, 5)),
+            "g1": ("B", (5, 7)),
+            "g2": ("B", (6, 8)),
+            "g3": ("B", (3, 7)),  # behind the wall as seen from the south-west
+            "g4": ("B", (1, 11)),
+        },
+    )
+    wiz = creatures[0]
+    for shape, size in (("burst", 10), ("spread", 20), ("burst", 20), ("square", 10)):
+        placements = areas.area_placements(gmap, wiz, creatures, shape, size, 45)
+        expected = _groups_by_brute_force(gmap, wiz, creatures, shape, size, 45)
+        assert {(p.enemies, p.allies): p.target_pos for p in placements} == expected, shape
+        for p in placements:  # each one is what the casting rule would lay
+            assert p.cells == areas.area_of(gmap, shape, size, wiz.cell, 1, p.target_pos)
+        keys = [(-len(p.enemies), len(p.allies), p.target_pos) for p in placements]
+        assert keys == sorted(keys)
+    # the first 10-ft burst: on the intersection (5, 8), 45 ft from the wizard's
+    # square (6 columns and 6 rows: d = 9 squares), seen along the diagonal; it holds
+    # rows 4-5, columns 6..9 and rows 3 and 6, columns 7-8: g1 (5, 7), g2 (6, 8), and
+    # g3 (3, 7), seen from the point along column line 8; not the fighter (6, 5)
+    best = areas.area_placements(gmap, wiz, creatures, "burst", 10, 45)[0]
+    assert best.target_pos == gmap.cell(5, 8)
+    assert best.enemies == ("g1", "g2", "g3") and best.allies == ()
+    # out of range at 40 ft: the best is then another point
+    assert areas.area_placements(gmap, wiz, creatures, "burst", 10, 40)[0] != best
+
+
+def test_cone_and_line_placements():
+    gmap = open_map(9)
+    creatures = _party(
+        gmap,
+        {"wiz": ("A", (4, 4)), "ally": ("A", (4, 6)), "g1": ("B", (2, 4)), "g2": ("B", (2, 3))},
+    )
+    wiz = creatures[0]
+    cones = areas.area_placements(gmap, wiz, creatures, "cone", 15, 0)
+    assert {(p.enemies, p.allies): p.target_pos for p in cones} == _groups_by_brute_force(
+        gmap, wiz, creatures, "cone", 15, 0
+    )
+    # both goblins, 2 rows up in the 2-4-2 straight cone north from either corner
+    assert cones[0].enemies == ("g1", "g2") and cones[0].allies == ()
+    assert len(areas._cone_aims(gmap, wiz.cell, 1)) == 12  # pyright: ignore[reportPrivateUsage]
+    lines = areas.area_placements(gmap, wiz, creatures, "line", 30, 0)
+    # a line aimed at each goblin's square: g1 straight north, g2 one column off
+    assert sorted(p.target_pos for p in lines) == sorted({gmap.cell(2, 4), gmap.cell(2, 3)})
+    for p in lines:
+        assert p.cells == areas.area_of(gmap, "line", 30, wiz.cell, 1, p.target_pos)
+
+
+def test_placements_centred_on_the_caster_and_without_enemies():
+    gmap = open_map(9)
+    creatures = _party(gmap, {"cleric": ("A", (4, 4)), "ally": ("A", (3, 3)), "g": ("B", (4, 6))})
+    cleric = creatures[0]
+    # Bane, 50-ft burst centred on the caster: one placement, the goblin and the party
+    (bane,) = areas.area_placements(gmap, cleric, creatures, "burst", 50, 0, centred_on_caster=True)
+    assert bane.enemies == ("g",) and bane.allies == ("cleric", "ally")
+    alone = [c for c in creatures if c.side == "A"]
+    assert areas.area_placements(gmap, cleric, alone, "burst", 20, 100) == ()
+
+
+def test_placements_are_deterministic_with_a_cold_or_warm_cache():
+    layout = {"wiz": ("A", (0, 0)), "g1": ("B", (5, 5)), "g2": ("B", (6, 7)), "ally": ("A", (7, 5))}
+    first = open_map(10)
+    a = areas.area_placements(
+        first, _party(first, layout)[0], _party(first, layout), "burst", 20, 100
+    )
+    again = areas.area_placements(
+        first, _party(first, layout)[0], _party(first, layout), "burst", 20, 100
+    )
+    fresh = open_map(10)
+    b = areas.area_placements(
+        fresh, _party(fresh, layout)[0], _party(fresh, layout), "burst", 20, 100
+    )
+    assert a == again == b and a

@@ -41,7 +41,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Literal, Protocol, TypeVar, cast
 
 from engine.content.actions import Reason
@@ -678,7 +677,7 @@ def area_placements(
                 cells = area_of(gmap, shape, size_ft, anchor, k, aim)
                 found.append(_placement(gmap, caster, creatures, aim, cells))
     else:
-        found = _point_placements(gmap, caster, creatures, enemies, shape, size_ft, range_ft)
+        found = _point_placements(gmap, caster, creatures, shape, size_ft, range_ft)
     best: dict[tuple[tuple[str, ...], tuple[str, ...]], Placement] = {}
     for p in found:
         if p.enemies and (p.enemies, p.allies) not in best:
@@ -688,59 +687,66 @@ def area_placements(
     )
 
 
-def _covers(gmap: GameMap, shape: Shape, size_ft: int, origin: Point, cell: Cell) -> bool:
-    """Whether ``cell`` is in the burst, spread or square of ``size_ft`` at
-    ``origin`` (what :func:`area_of` would hold, for one square)."""
-    py, px = point_rc(gmap, origin)
-    r, c = divmod(cell, gmap.width)
-    if shape == "square":
-        n = max(1, size_ft // 5)
-        lo = n // 2
-        if not (py - lo <= r < py - lo + n and px - lo <= c < px - lo + n):
-            return False
-        return not _wall(gmap, cell) and sees(gmap, origin, cell)
-    radius = size_ft // 5
-    if _steps(_far(c - px), _far(r - py)) > radius:
-        return False
-    return _in_burst(gmap, origin, cell, radius, shape == "spread")
-
-
 def _point_placements(
     gmap: GameMap,
     caster: Placed,
     creatures: Sequence[Placed],
-    enemies: Sequence[Placed],
     shape: Shape,
     size_ft: int,
     range_ft: int,
 ) -> list[Placement]:
-    """Bursts, spreads and squares: every point from which the area could reach an
-    enemy's square, grouped by the creatures it catches (tested square by square,
-    without building each area); per group, the first point (distance to the
-    caster, then row-major) in range and in sight."""
+    """Bursts, spreads and squares: every point whose area could reach an enemy's
+    square, grouped by the creatures it catches; per group, the first point
+    (distance to the caster, then row-major) in range and in sight.
+
+    Each square of an enemy or an ally is filed under the points whose template
+    holds it (the template's offsets), so a point only tests, for line of effect
+    or a spread's path, the squares near it; the area itself is built for the
+    chosen points only."""
     h, w = gmap.height, gmap.width
     anchor, k = caster.cell, caster.space
+    radius = size_ft // 5
+    spread = shape == "spread"
     if shape == "square":
-        n = max(1, size_ft // 5)
+        n = max(1, radius)
         lo = n // 2
         offsets = [(u, v) for v in range(-lo, n - lo) for u in range(-lo, n - lo)]
     else:
-        offsets = _burst_offsets(size_ft // 5)
-    points: set[Point] = set()
-    for enemy in enemies:
-        for cell in footprint(gmap, enemy.cell, enemy.space):
-            r, c = divmod(cell, w)
+        offsets = _burst_offsets(radius)
+    #: per point: (creature index, square) of the squares its template holds
+    near: dict[Point, list[tuple[int, Cell]]] = {}
+    enemy: list[bool] = []
+    for i, c in enumerate(creatures):
+        is_enemy = c.active and c.side != caster.side
+        enemy.append(is_enemy)
+        if c.dead or not (is_enemy or c.side == caster.side):
+            continue
+        for cell in footprint(gmap, c.cell, c.space):
+            r, col = divmod(cell, w)
             for u, v in offsets:
-                py, px = r - v, c - u
+                py, px = r - v, col - u
                 if 0 <= py < h and 0 <= px < w:  # a square's top-left corner: nameable
-                    points.add(py * (w + 1) + px)
-    ordered = sorted((point_distance_ft(gmap, anchor, k, p), p) for p in points)
+                    near.setdefault(py * (w + 1) + px, []).append((i, cell))
+    ordered = sorted(
+        (point_distance_ft(gmap, anchor, k, p), p)
+        for p, entries in near.items()
+        if any(enemy[i] for i, _ in entries)
+    )
     found: dict[tuple[tuple[str, ...], tuple[str, ...]], Placement] = {}
     for dist, p in ordered:
         if dist > range_ft:
             break
-        group = _split(gmap, caster, creatures, partial(_covers, gmap, shape, size_ft, p))
-        if group in found or not group[0] or not in_sight(gmap, anchor, k, p):
+        inside: set[int] = set()
+        for i, cell in near[p]:
+            if i in inside or _wall(gmap, cell):
+                continue
+            if sees(gmap, p, cell) or (spread and cell in _flood(gmap, p, radius)):
+                inside.add(i)
+        enemies = tuple(creatures[i].id for i in sorted(inside) if enemy[i])
+        if not enemies:
+            continue
+        group = (enemies, tuple(creatures[i].id for i in sorted(inside) if not enemy[i]))
+        if group in found or not in_sight(gmap, anchor, k, p):
             continue
         py, px = point_rc(gmap, p)
         aim = py * w + px
