@@ -38,6 +38,7 @@ of its space is (:func:`creatures_in_area`).
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -565,7 +566,8 @@ class Placement:
     allies: tuple[str, ...]
 
 
-def _burst_offsets(radius: int) -> list[tuple[int, int]]:
+@functools.cache
+def _burst_offsets(radius: int) -> tuple[tuple[int, int], ...]:
     """``(u, v)``: a square ``u`` columns and ``v`` rows from a point is within a
     burst of ``radius`` squares, nearest first (then by row, column)."""
     out = [
@@ -575,7 +577,7 @@ def _burst_offsets(radius: int) -> list[tuple[int, int]]:
         if _steps(_far(u), _far(v)) <= radius
     ]
     out.sort(key=lambda uv: (_steps(_far(uv[0]), _far(uv[1])), uv[1], uv[0]))
-    return out
+    return tuple(out)
 
 
 def _cone_aims(gmap: GameMap, anchor: Cell, k: int) -> dict[tuple[Point, Direction], Cell]:
@@ -710,7 +712,7 @@ def _point_placements(
     if shape == "square":
         n = max(1, radius)
         lo = n // 2
-        offsets = [(u, v) for v in range(-lo, n - lo) for u in range(-lo, n - lo)]
+        offsets = tuple((u, v) for v in range(-lo, n - lo) for u in range(-lo, n - lo))
     else:
         offsets = _burst_offsets(radius)
     #: per point: (creature index, square) of the squares its template holds
