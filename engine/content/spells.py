@@ -216,16 +216,24 @@ def _check_descriptors(values: list[str]) -> list[str]:
 
 class AffectsSpec(StrictModel):
     """The creatures a spell or an effect acts on (all of the given tests):
-    ``living`` (``true``: not undead nor constructs; ``false``: only those),
-    ``creature_types`` (any of), ``alignments`` (any of the creature's alignment
-    components: ``evil`` for LE, NE, CE), ``max_hd`` (at most so many Hit Dice)."""
+    ``side`` (``allies``: the caster's side, the caster included; ``enemies``: the
+    others), ``living`` (``true``: not undead nor constructs; ``false``: only
+    those), ``creature_types`` (any of), ``not_creature_types`` (none of),
+    ``alignments`` (any of the creature's alignment components: ``evil`` for LE,
+    NE, CE), ``not_alignments`` (none of them: « neither good nor evil »),
+    ``max_hd`` (at most so many Hit Dice), ``dying`` (``true``: only creatures
+    below 0 hit points, dying or stable)."""
 
+    side: Literal["allies", "enemies"] | None = None
     living: bool | None = None
     creature_types: list[str] = Field(default_factory=empty_list)
+    not_creature_types: list[str] = Field(default_factory=empty_list)
     alignments: list[Alignment] = Field(default_factory=empty_list)
+    not_alignments: list[Alignment] = Field(default_factory=empty_list)
     max_hd: int | None = Field(default=None, ge=0, le=99)
+    dying: bool | None = None
 
-    @field_validator("creature_types")
+    @field_validator("creature_types", "not_creature_types")
     @classmethod
     def _types(cls, value: list[str]) -> list[str]:
         for t in value:
@@ -271,6 +279,8 @@ class SaveSpec(StrictModel):
     type: SaveName
     outcome: SaveOutcome
     harmless: bool = False
+    #: a bonus on the target's save (*hypnotism*: +2 in combat)
+    bonus: int = Field(default=0, ge=-20, le=20)
     #: the record's description (« Will half; see text »), for the reader
     text: str = ""
 
@@ -311,6 +321,9 @@ class DamageEffectSpec(_Effect):
     kind: Literal["damage"]
     formula: str
     types: list[str] = Field(min_length=1)
+    #: only half the rolled total, rounded down, before any save (*holy smite* on
+    #: a neutral creature: « only half damage »)
+    halved: bool = False
 
     @field_validator("formula")
     @classmethod
@@ -375,6 +388,11 @@ class ConditionEffectSpec(_Effect):
     #: the holder may break free as an action: a combat maneuver or Escape Artist
     #: check against the spell's DC (*web*, *entangle*)
     escape: bool = False
+    #: the hit points ``bleeding`` costs each turn (required with it)
+    bleed: int = Field(default=0, ge=0, le=100)
+    #: it lasts until the fight ends, whatever the spell's duration (*waves of
+    #: fatigue*: an instantaneous spell whose fatigue stays); ``rounds`` is then null
+    whole_fight: bool = False
 
     @field_validator("conditions")
     @classmethod
@@ -388,6 +406,10 @@ class ConditionEffectSpec(_Effect):
 
     @model_validator(mode="after")
     def _hd(self) -> ConditionEffectSpec:
+        if self.whole_fight and self.rounds is not None:
+            raise ValueError("« whole_fight » et « rounds » s'excluent")
+        if ("bleeding" in self.conditions) != bool(self.bleed):
+            raise ValueError("« bleeding » va avec « bleed » (les points de vie perdus par tour)")
         if self.min_hd is not None and self.max_hd is not None and self.min_hd > self.max_hd:
             raise ValueError(f"« min_hd » {self.min_hd} au-dessus de « max_hd » {self.max_hd}")
         return self
@@ -661,17 +683,25 @@ class SpellSpec(StrictModel):
             if on_success and self.save is None:
                 raise ValueError(f"effects[{i}] : « on_success » sans jet de sauvegarde")
             rounds = getattr(effect, "rounds", None)
-            if rounds is None and self._untimed(effect) and self.duration.units == "instantaneous":
-                raise ValueError(
-                    f"effects[{i}] : sans « rounds », l'effet dure le sort, qui est instantané"
-                )
+            if rounds is None and self._untimed(effect):
+                if self.duration.units == "instantaneous":
+                    raise ValueError(
+                        f"effects[{i}] : sans « rounds », l'effet dure le sort, qui est instantané"
+                    )
+                formula = self.duration.formula
+                if formula is not None and compile_formula(formula).has_dice:
+                    raise ValueError(
+                        f"effects[{i}] : la durée du sort se tire aux dés : donner « rounds »"
+                    )
         return self
 
     @staticmethod
     def _untimed(effect: object) -> bool:
         if isinstance(effect, BuffEffectSpec):
             return not effect.once
-        return isinstance(effect, (ConditionEffectSpec, TempHpEffectSpec))
+        if isinstance(effect, ConditionEffectSpec):
+            return not effect.whole_fight
+        return isinstance(effect, TempHpEffectSpec)
 
 
 # -- the compiled forms (plain values the engine reads) -------------------------
@@ -681,14 +711,22 @@ class SpellSpec(StrictModel):
 class Affects:
     """A compiled :class:`AffectsSpec`."""
 
+    #: ``allies`` / ``enemies`` of the caster, or ``None``; the rules test it
+    #: (:meth:`admits` knows nothing of sides)
+    side: str | None = None
     living: bool | None = None
     creature_types: frozenset[str] = frozenset()
+    not_creature_types: frozenset[str] = frozenset()
     alignments: frozenset[str] = frozenset()
+    not_alignments: frozenset[str] = frozenset()
     max_hd: int | None = None
+    #: only creatures below 0 hit points; the rules test it (:meth:`admits` does not)
+    dying: bool | None = None
 
     def admits(self, creature_type: str | None, alignment: str | None, hd: int) -> bool:
         """Whether a creature of this type (``None``: humanoid-like, living),
-        alignment (``"LE"``…; ``None``: neutral) and Hit Dice passes every test.
+        alignment (``"LE"``…; ``None``: neutral) and Hit Dice passes the tests of
+        its nature (all but ``side`` and ``dying``, which the rules test).
 
         >>> undead = Affects(living=False)
         >>> undead.admits("undead", "NE", 11), undead.admits("humanoid", None, 1)
@@ -702,7 +740,12 @@ class Affects:
                 return False
         if self.creature_types and creature_type not in self.creature_types:
             return False
-        if self.alignments and not self.alignments & alignment_components(alignment):
+        if creature_type in self.not_creature_types:
+            return False
+        components = alignment_components(alignment)
+        if self.alignments and not self.alignments & components:
+            return False
+        if self.not_alignments & components:
             return False
         return self.max_hd is None or hd <= self.max_hd
 
@@ -742,6 +785,8 @@ class Save:
     type: str
     outcome: str
     harmless: bool
+    #: a bonus on the target's save
+    bonus: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -751,8 +796,8 @@ class Duration:
 
     def rounds(self, cl: int) -> int | None:
         """Its length in rounds at caster level ``cl``: 0 when instantaneous,
-        ``None`` when it outlasts any fight (hours and more, permanent) or is
-        given only in words (``special``).
+        ``None`` when it outlasts any fight (hours and more, permanent), is
+        given only in words (``special``) or is rolled (:attr:`rolled`).
 
         >>> Duration("minutes", compile_formula("@cl")).rounds(3)
         30
@@ -760,9 +805,15 @@ class Duration:
         per = ROUNDS_PER_UNIT.get(self.units)
         if self.units == "instantaneous":
             return 0
-        if per is None or self.formula is None or per > 10:
+        if per is None or self.formula is None or per > 10 or self.rolled:
             return None
         return per * self.formula.number(cl)
+
+    @property
+    def rolled(self) -> bool:
+        """Whether its length is rolled (*hypnotism*: 2d4 rounds): its timed
+        effects then give their own ``rounds`` (the spell file says so)."""
+        return self.formula is not None and self.formula.has_dice
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,6 +835,7 @@ class _Compiled:
 class DamageEffect(_Compiled):
     formula: Formula
     types: tuple[str, ...]
+    halved: bool
     kind: Literal["damage"] = "damage"
 
 
@@ -803,6 +855,8 @@ class ConditionEffect(_Compiled):
     save_each_round: bool
     ends_on_attack: bool
     escape: bool
+    bleed: int
+    whole_fight: bool
     kind: Literal["condition"] = "condition"
 
     def fits(self, hd: int) -> bool:
@@ -967,7 +1021,14 @@ def _affects(spec: AffectsSpec | None) -> Affects:
     if spec is None:
         return ALL_CREATURES
     return Affects(
-        spec.living, frozenset(spec.creature_types), frozenset(spec.alignments), spec.max_hd
+        spec.side,
+        spec.living,
+        frozenset(spec.creature_types),
+        frozenset(spec.not_creature_types),
+        frozenset(spec.alignments),
+        frozenset(spec.not_alignments),
+        spec.max_hd,
+        spec.dying,
     )
 
 
@@ -982,7 +1043,9 @@ def _phase(spec: PhaseSpec) -> Phase:
 def _compile_effect(spec: EffectSpec) -> SpellEffect:
     affects = _affects(spec.affects)
     if isinstance(spec, DamageEffectSpec):
-        return DamageEffect(affects, spec.on_save, compile_formula(spec.formula), tuple(spec.types))
+        return DamageEffect(
+            affects, spec.on_save, compile_formula(spec.formula), tuple(spec.types), spec.halved
+        )
     if isinstance(spec, HealEffectSpec):
         return HealEffect(affects, spec.on_save, compile_formula(spec.formula))
     if isinstance(spec, ConditionEffectSpec):
@@ -997,6 +1060,8 @@ def _compile_effect(spec: EffectSpec) -> SpellEffect:
             spec.save_each_round,
             spec.ends_on_attack,
             spec.escape,
+            spec.bleed,
+            spec.whole_fight,
         )
     if isinstance(spec, BuffEffectSpec):
         mods = tuple(
@@ -1073,7 +1138,7 @@ def compile_spell(spec: SpellSpec) -> Spell:
             else None
         ),
         save=(
-            Save(spec.save.type, spec.save.outcome, spec.save.harmless)
+            Save(spec.save.type, spec.save.outcome, spec.save.harmless, spec.save.bonus)
             if spec.save is not None
             else None
         ),
@@ -1113,10 +1178,10 @@ def spell_key(name: str) -> str:
 
     >>> spell_key("Magic  Missile"), spell_key("Restoration, Lesser")
     ('magic-missile', 'restoration-lesser')
-    >>> spell_key("restoration lesser")
-    'restoration-lesser'
+    >>> spell_key("restoration lesser"), spell_key("Bull’s Strength")
+    ('restoration-lesser', 'bulls-strength')
     """
-    return slug(name)
+    return slug(name.replace("'", "").replace("’", ""))
 
 
 class SpellRegistry:
