@@ -13,7 +13,7 @@ on the inputs only: two runs give the same bytes (``tests/test_spells_data.py``)
 
 The mapping from a record (``docs/rules.md``, « Spell registry »):
 
-* ``name`` → ``name``, its slug → ``id``; ``system.level`` (absent: 1) → ``level``;
+* ``name`` → ``name``, its slug without apostrophes → ``id`` (``bulls-strength``); ``system.level`` (absent: 1) → ``level``;
   ``learnedAt.class`` → ``class_levels``; ``school`` codes → names; ``subschool`` →
   ``subschools``; ``descriptors`` (``mindAffecting`` → ``mind-affecting``);
 * ``components`` (``divineFocus`` 1 → DF, 2 → M/DF, 3 → F/DF); ``sr`` absent → true;
@@ -22,8 +22,9 @@ The mapping from a record (``docs/rules.md``, « Spell registry »):
   free); ``range`` units (``ft`` + value → feet); ``actionType`` ``rsak`` →
   ranged touch, except ``attackBonus`` 100 → automatic hit (*magic missile*),
   ``msak`` or a touch range without a harmless save → melee touch;
-  ``measureTemplate`` circle → burst, cone, ray → line, rect; a circle on a personal or 0-ft range, or whose area
-  text says « centered on you/the caster », is centered on the caster;
+  ``measureTemplate`` circle → burst, cone, ray → line, rect; a circle on a
+  personal or 0-ft range, or whose area text says « centered on you/the
+  caster », is centered on the caster;
   ``extraAttacks.formula.count`` → ``projectiles`` = 1 + count; ``save`` type,
   « negates » / « half » / « partial » from its description (anything else:
   partial), ``harmless``; ``duration`` units and value (a text duration « N
@@ -49,12 +50,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.content.creatures import slug  # noqa: E402
 from engine.content.formulas import compile_formula  # noqa: E402
 from engine.content.spells import (  # noqa: E402
     SCHOOLS,
     SpellSpec,
     spell_json,
+    spell_key,
 )
 from engine.content.validation import load_yaml, read_text, translate  # noqa: E402
 from engine.core.errors import DataError, suggestion  # noqa: E402
@@ -193,7 +194,7 @@ def _area(action: dict[str, Any]) -> dict[str, Any] | None:
     text = str(action.get("area") or "").lower()
     units = (action.get("range") or {}).get("units")
     zero = units == "ft" and str((action.get("range") or {}).get("value", "")).strip() == "0"
-    centered = re.search(r"cent(?:er|re)d on (?:you|the caster)", text) is not None
+    centered = re.search(r"cent(?:er|r)ed on (?:you|the caster)", text) is not None
     if shape == "burst" and (units == "personal" or zero or centered):
         area["centered_on_caster"] = True
     return area
@@ -237,7 +238,7 @@ def import_record(record: dict[str, Any]) -> dict[str, Any]:
     name = str(record["name"])
     action: dict[str, Any] = (system.get("actions") or [{}])[0]
     spell: dict[str, Any] = {
-        "id": slug(name),
+        "id": spell_key(name),
         "name": name,
         "source": f"foundry-pf1:{record['_id']}",
         "level": system.get("level", 1),
@@ -340,7 +341,7 @@ def build(source: Path, overlays: Path) -> dict[str, str]:
         if name not in names:
             raise DataError(f"sort inconnu « {name} »{suggestion(name, names)}", source=file)
     files: dict[str, str] = {}
-    for record in sorted(records, key=lambda r: slug(str(r["name"]))):
+    for record in sorted(records, key=lambda r: spell_key(str(r["name"]))):
         spell = import_record(record)
         entry = entries.get(spell["name"])
         origin = where

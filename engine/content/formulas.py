@@ -220,7 +220,7 @@ class _Parser:
 
 def _as_number(text: str, value: _Value, what: str) -> Fraction:
     if isinstance(value, _Dice):
-        raise _error(text, f"des dés ne peuvent pas servir de {what}")
+        raise _error(text, f"des dés ne peuvent pas servir {what}")
     return value
 
 
@@ -252,22 +252,22 @@ def _evaluate(text: str, node: Node, cl: int) -> _Value:
         right = _evaluate(text, _child(node, 2), cl)
         return _add(left, right, 1 if op == "+" else -1)
     if op in ("*", "/"):
-        left = _as_number(text, _evaluate(text, _child(node, 1), cl), "facteur")
-        right = _as_number(text, _evaluate(text, _child(node, 2), cl), "facteur")
+        left = _as_number(text, _evaluate(text, _child(node, 1), cl), "de facteur")
+        right = _as_number(text, _evaluate(text, _child(node, 2), cl), "de facteur")
         if op == "*":
             return left * right
         if right == 0:
             raise _error(text, "division par zéro")
         return left / right
     if op == "d":
-        count = _as_number(text, _evaluate(text, _child(node, 1), cl), "nombre de dés")
-        sides = _as_number(text, _evaluate(text, _child(node, 2), cl), "nombre de faces")
+        count = _as_number(text, _evaluate(text, _child(node, 1), cl), "de nombre de dés")
+        sides = _as_number(text, _evaluate(text, _child(node, 2), cl), "de nombre de faces")
         return _roll(text, count, sides)
     name = node[1]
     raw_args = node[2]
     assert isinstance(name, str)
     args = [
-        _as_number(text, _evaluate(text, a, cl), f"argument de « {name} »")
+        _as_number(text, _evaluate(text, a, cl), f"d'argument de « {name} »")
         for a in _children(raw_args)
     ]
     if name == "min":

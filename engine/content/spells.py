@@ -1195,7 +1195,7 @@ class SpellRegistry:
     >>> registry.resolve("firebal")
     Traceback (most recent call last):
     ...
-    engine.core.errors.DataError: sort inconnu « firebal » (vouliez-vous dire « fireball » ?)
+    engine.core.errors.DataError: sort inconnu « firebal » (vouliez-vous dire « Fireball » ?)
     """
 
     def __init__(self, directory: str | Path = SPELLS_DIR) -> None:
@@ -1240,7 +1240,7 @@ class SpellRegistry:
         best = closest(key, self.ids())
         if best is None:
             return ""
-        return f" (vouliez-vous dire « {best.replace('-', ' ')} » ?)"
+        return f" (vouliez-vous dire « {self.get(best).name} » ?)"
 
 
 _default: list[SpellRegistry] = []
@@ -1257,6 +1257,34 @@ _SCALAR_LIST = re.compile(
     r"\[\n\s*((?:(?:\"[^\"\n]*\"|-?\d+|true|false|null),\n\s*)*"
     r"(?:\"[^\"\n]*\"|-?\d+|true|false|null))\n\s*\]"
 )
+
+
+def check_spell_names(names: list[str], registry: SpellRegistry | None = None) -> list[Spell]:
+    """The spells ``names`` designate (a combatant file's ``spells``), in order.
+
+    :raises ValueError: a name the registry does not know (French, with the
+        closest spell), or one spell named twice.
+
+    >>> [s.id for s in check_spell_names(["Magic Missile", "shield"])]
+    ['magic-missile', 'shield']
+    >>> check_spell_names(["magic misile"])
+    Traceback (most recent call last):
+    ...
+    ValueError: sort inconnu « magic misile » (vouliez-vous dire « Magic Missile » ?)
+    """
+    known = registry if registry is not None else default_registry()
+    out: list[Spell] = []
+    seen: dict[str, str] = {}
+    for name in names:
+        try:
+            spell = known.resolve(name)
+        except DataError as err:
+            raise ValueError(err.message) from None
+        if spell.id in seen:
+            raise ValueError(f"sort « {name.strip()} » donné deux fois (comme « {seen[spell.id]} »)")
+        seen[spell.id] = name.strip()
+        out.append(spell)
+    return out
 
 
 def spell_json(spec: SpellSpec) -> str:
@@ -1290,6 +1318,7 @@ __all__ = [
     "SpellRegistry",
     "SpellSpec",
     "TempHpEffect",
+    "check_spell_names",
     "compile_spell",
     "default_registry",
     "load_spell",
