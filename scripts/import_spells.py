@@ -13,7 +13,8 @@ on the inputs only: two runs give the same bytes (``tests/test_spells_data.py``)
 
 The mapping from a record (``docs/rules.md``, « Spell registry »):
 
-* ``name`` → ``name``, its slug without apostrophes → ``id`` (``bulls-strength``); ``system.level`` (absent: 1) → ``level``;
+* ``name`` → ``name``, its slug without apostrophes → ``id`` (``bulls-strength``);
+  ``system.level`` (absent: 1) → ``level``;
   ``learnedAt.class`` → ``class_levels``; ``school`` codes → names; ``subschool`` →
   ``subschools``; ``descriptors`` (``mindAffecting`` → ``mind-affecting``);
 * ``components`` (``divineFocus`` 1 → DF, 2 → M/DF, 3 → F/DF); ``sr`` absent → true;

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine.content.creatures import parse_combatant
+from engine.content.creatures import CREATURE_TYPES, parse_combatant, slug
 from engine.content.formulas import compile_formula
+from engine.content.spells import CREATURE_TYPES as SPELL_CREATURE_TYPES
 from engine.content.spells import (
     STAT_GROUPS,
     STAT_INDEX,
@@ -31,6 +32,7 @@ from engine.content.spells import (
     load_spell,
     parse_spell,
     spell_json,
+    spell_key,
 )
 from engine.core.errors import DataError
 from engine.state.conditions import STAT_NAMES
@@ -320,7 +322,8 @@ def test_a_misspelled_field_names_the_closest() -> None:
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        (("effects", 0, "types"), ["fir"], "type de dégâts inconnu « fir » (vouliez-vous dire « fire » ?)"),
+        (("effects", 0, "types"), ["fir"],
+         "type de dégâts inconnu « fir » (vouliez-vous dire « fire » ?)"),
         (("effects", 0, "formula"), "(min(10, @lvl))d6", "variable inconnue « @lvl »"),
         (("effects", 0, "kind"), "damgae", "effects[0]"),
         (("school",), "evo", "valeur invalide 'evo'"),
@@ -379,7 +382,7 @@ def test_the_registry_names_the_closest_spell(tmp_path: Path) -> None:
     )
     empty = SpellRegistry(tmp_path)
     assert "fireball" not in empty
-    with pytest.raises(DataError, match="sort inconnu « fireball »$"):
+    with pytest.raises(DataError, match=r"sort inconnu « fireball »$"):
         empty.resolve("fireball")
     assert (
         "Bull's Strength" in default_registry() and spell("bulls strength").id == "bulls-strength"
@@ -410,6 +413,11 @@ def test_a_creature_s_spells_are_resolved_against_the_registry() -> None:
 # --------------------------------------------------------------------------- the schema
 
 
+def test_the_creature_types_are_those_of_combatant_files() -> None:
+    assert SPELL_CREATURE_TYPES == CREATURE_TYPES
+    assert spell_key("Épée courte") == slug("Épée courte")
+
+
 def test_the_stat_names_are_those_of_the_effects_layer() -> None:
     assert {i: name for name, i in STAT_INDEX.items()} == STAT_NAMES
     assert STAT_GROUPS["ac"] == (STAT_INDEX["ac_melee"], STAT_INDEX["ac_ranged"])
@@ -435,7 +443,7 @@ def test_affects_filters() -> None:
     assert spell("Bless").affects.side == "allies" and spell("Bane").affects.side == "enemies"
 
 
-# --------------------------------------------------------------------------- the overlays, against the SRD
+# --------------------------------------------------------------------------- overlays vs the SRD
 
 
 def test_color_spray_follows_the_srd_table() -> None:

@@ -127,6 +127,7 @@ def casting_played() -> bool:
     (:func:`spell_gaps`)."""
     return False
 
+
 #: fields accepted without effect, in the order of :class:`~engine.content.creatures.Combatant`,
 #: each with why (French); listed when the file gives it a value
 UNMODELLED_FIELDS: tuple[tuple[str, str], ...] = (

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +57,6 @@ from typing import Annotated, Literal, Union
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from engine.content.abilities import CONDITION_NAMES, DESCRIPTORS, SaveName, check_condition
-from engine.content.creatures import CREATURE_TYPES, slug
 from engine.content.formulas import Formula, check_formula, compile_formula
 from engine.content.validation import (
     StrictModel,
@@ -155,6 +155,16 @@ DurationUnits = Literal[
 ROUNDS_PER_UNIT: dict[str, int] = {"rounds": 1, "minutes": 10, "hours": 600}
 
 Alignment = Literal["lawful", "chaotic", "good", "evil"]
+
+#: the creature types a filter may name: those of combatant files
+#: (``engine.content.creatures.CREATURE_TYPES``; creatures imports this module to
+#: check a file's spells, so this one cannot import it: a test keeps them equal)
+CREATURE_TYPES = frozenset(
+    {
+        "aberration", "animal", "construct", "dragon", "fey", "humanoid", "magical beast",
+        "monstrous humanoid", "ooze", "outsider", "plant", "undead", "vermin",
+    }
+)  # fmt: skip
 
 #: the damage types of a spell's damage (the energies, force, positive and negative
 #: energy, untyped, and the physical types of a few conjurations)
@@ -1173,7 +1183,8 @@ SPELLS_DIR = Path(__file__).resolve().parents[2] / "data" / "spells"
 
 
 def spell_key(name: str) -> str:
-    """The id a spell name designates: its slug (case, accents, punctuation and
+    """The id a spell name designates: its slug without apostrophes (as
+    ``engine.content.creatures.slug`` makes them; case, accents, punctuation and
     the comma of « Restoration, Lesser » do not matter).
 
     >>> spell_key("Magic  Missile"), spell_key("Restoration, Lesser")
@@ -1181,7 +1192,9 @@ def spell_key(name: str) -> str:
     >>> spell_key("restoration lesser"), spell_key("Bull’s Strength")
     ('restoration-lesser', 'bulls-strength')
     """
-    return slug(name.replace("'", "").replace("’", ""))
+    text = name.replace("'", "").replace("’", "")
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "x"
 
 
 class SpellRegistry:
@@ -1281,7 +1294,8 @@ def check_spell_names(names: list[str], registry: SpellRegistry | None = None) -
         except DataError as err:
             raise ValueError(err.message) from None
         if spell.id in seen:
-            raise ValueError(f"sort « {name.strip()} » donné deux fois (comme « {seen[spell.id]} »)")
+            first = seen[spell.id]
+            raise ValueError(f"sort « {name.strip()} » donné deux fois (comme « {first} »)")
         seen[spell.id] = name.strip()
         out.append(spell)
     return out
