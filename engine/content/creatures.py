@@ -682,6 +682,18 @@ class Combatant(StrictModel):
                 raise ValueError(f"compétence inconnue « {name} »{hint}")
         return value
 
+    @field_validator("spells")
+    @classmethod
+    def _spells(cls, value: list[str]) -> list[str]:
+        """Each name is a spell of the registry (``data/spells``), else an error with
+        the closest spell; none twice. The registry is read only for a file that
+        lists spells."""
+        if value:
+            from engine.content.spells import check_spell_names
+
+            check_spell_names(value)
+        return value
+
     @field_validator("spell_slots")
     @classmethod
     def _slots(cls, value: dict[str, int]) -> dict[str, int]:

@@ -21,7 +21,11 @@ This module is the one registry of that judgement:
   total of each skill they raise that the engine rolls (:data:`ROLLED_SKILLS`);
 * :data:`UNMODELLED_FIELDS` and :data:`UNMODELLED_ATTACK_FIELDS`: the fields the
   engine accepts without playing them, each with why, listed when the file gives
-  them a value. When a rule comes to read one (spells), its row goes.
+  them a value. When a rule comes to read one, its row goes; the casting fields
+  (:data:`CASTING_FIELDS`) go when :func:`casting_played` says so;
+* the spells of a file's ``spells`` that the registry (:mod:`engine.content.spells`)
+  knows but does not model, each with its reason (:func:`spell_gaps`): an
+  unknown spell is an error of the loader.
 
 Every other feature is « non modélisé ». Fields that are labels (``name``,
 ``source``, ``notes``, ``cr``, ``xp``, ``level``) or that rules read whenever
@@ -104,7 +108,25 @@ SKILL_FEATS: dict[str, tuple[str, ...]] = {
 #: the skills some rule rolls (``engine.rules.skills.SKILL_ROLL``; a test keeps them equal)
 ROLLED_SKILLS = frozenset({"acrobatics", "perception", "stealth"})
 
-_NO_SPELLS = "le moteur ne lance pas encore de sorts"
+#: why a creature's spells, slots and casting ability are listed while the engine
+#: does not cast
+NO_CASTING = "lancement de sorts pas encore joué"
+_NO_SPELLS = NO_CASTING
+
+#: the fields only casting reads: listed while :func:`casting_played` is false
+CASTING_FIELDS = frozenset({"spell_slots", "spells", "casting_ability"})
+
+
+def casting_played() -> bool:
+    """Whether the engine casts the spells of creature files. ``False`` until
+    casting lands: its rules flip it (and remove from :data:`UNMODELLED_FIELDS` the
+    rows of the other fields they come to read, such as ``metamagic_feats``).
+    While it is false, a creature's ``spells`` (with its ``spell_slots`` and
+    ``casting_ability``) are listed « lancement de sorts pas encore joué »; either
+    way, each spell the registry knows but does not model is listed with its reason
+    (:func:`spell_gaps`)."""
+    return False
+
 
 #: fields accepted without effect, in the order of :class:`~engine.content.creatures.Combatant`,
 #: each with why (French); listed when the file gives it a value
@@ -198,7 +220,7 @@ def unmodelled(profiles: Iterable[CombatantProfile]) -> tuple[Unmodelled, ...]:
     >>> doc["spells"] = ["bless"]
     >>> for u in unmodelled([parse_combatant(json.dumps(doc))] * 2):
     ...     print(u.kind, u.name, "—", u.why)
-    field spells — le moteur ne lance pas encore de sorts
+    field spells — lancement de sorts pas encore joué
     feature Power Attack — aucune règle ne le lit
     feature Multiatack — aucune règle ne le lit (vouliez-vous dire « multiattack » ?)
     """
@@ -222,10 +244,30 @@ def _given(value: object) -> bool:
     return bool(value)
 
 
+def spell_gaps(names: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """The spells of a file's ``spells`` the registry knows but does not model: each
+    as ``spells « name »`` (as the file writes it) and its reason.
+
+    >>> list(spell_gaps(["fireball", "Darkness"]))
+    [('spells « Darkness »', 'ténèbres : aucune règle de lumière ni de camouflage dans une zone')]
+    """
+    from engine.content.spells import default_registry
+
+    registry = default_registry()
+    for name in names:
+        spell = registry.resolve(name)
+        if not spell.modelled:
+            yield f"spells « {name.strip()} »", spell.reason or ""
+
+
 def _gaps(spec: Combatant) -> Iterator[tuple[Literal["field", "feature"], str, str]]:
+    played = casting_played()
     for field, why in UNMODELLED_FIELDS:
-        if _given(getattr(spec, field)):
+        if not (played and field in CASTING_FIELDS) and _given(getattr(spec, field)):
             yield "field", field, why
+        if field == "spells" and spec.spells:
+            for name, reason in spell_gaps(spec.spells):
+                yield "field", name, reason
     for i, attack in enumerate(spec.attacks):
         for field, why in UNMODELLED_ATTACK_FIELDS:
             if getattr(attack, field) is not None:
