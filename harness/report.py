@@ -6,8 +6,9 @@ table. Attrition columns (means per fight, over every fight, draws included):
 * **Touches** — attacks that hit; **Critiques** — confirmed critical hits;
 * **Dégâts infligés** / **Dégâts subis** — lethal damage dealt / taken (damage
   taken is not capped: the killing blow counts in full);
-* **Soins prodigués** — hit points actually restored to others (no healing
-  exists yet in this engine, so 0.0 until spells and abilities arrive);
+* **Soins prodigués** — hit points the combatant actually restored, itself included
+  (:func:`engine.rules.healing.heal`: capped at each target's maximum, the overheal
+  not counted, never counted as damage);
 * **Hors de combat** — share of fights the combatant ended unable to act
   (dying, stable, dead); **Morts** — share of fights it ended dead.
 """

@@ -14,19 +14,23 @@ from dataclasses import dataclass
 
 from engine.core.checks import RollRecord
 from engine.core.events import (
+    ENERGY_UNAFFECTED,
     ActionFailed,
     Aid,
     Attack,
     Bled,
     CannotAct,
+    Concentration,
     ConditionEnded,
     ConditionGained,
     Confusion,
     CoupDeGrace,
     Delayed,
+    EnergyHarm,
     Event,
     FightEnd,
     Fled,
+    Healed,
     Hide,
     Immediate,
     Immune,
@@ -47,6 +51,7 @@ from engine.core.events import (
     Scatter,
     Skipped,
     SneakMove,
+    SpellFailure,
     Splash,
     Spot,
     Stabilization,
@@ -265,6 +270,9 @@ def render(event: Event) -> Line:
     line = _condition_line(event)
     if line is not None:
         return line
+    line = _magic_line(event)
+    if line is not None:
+        return line
     raise TypeError(f"unknown event {type(event).__name__}")
 
 
@@ -365,6 +373,8 @@ def _condition_line(event: Event) -> Line | None:
     if isinstance(event, Immune):
         if event.why == "aura":
             text = f"{event.effect} : protégé (jet de sauvegarde déjà réussi)"
+        elif event.why == ENERGY_UNAFFECTED:
+            text = f"{event.effect} : sans effet (ni vivant ni mort-vivant)"
         else:
             why = DESCRIPTOR_LABELS.get(event.why) or (
                 CONDITIONS[event.why].label if event.why in CONDITIONS else event.why
@@ -404,5 +414,77 @@ def _condition_line(event: Event) -> Line | None:
             text += f" ({event.damage} dégât{'s' if event.damage > 1 else ''})"
         elif event.band in ("nearest", "retaliate") and event.target is not None:
             text += f" ({event.target})"
+        return (event.round, event.actor, text, ())
+    return None
+
+
+_ENERGY = {"positive": "énergie positive", "negative": "énergie négative"}
+_CONCENTRATION = {
+    "defensive": "incantation sur la défensive",
+    "damage": "blessé en incantant",
+    "grappled": "incantation en étant agrippé",
+}
+_SPELL_FAILURE = {
+    "deafened": "assourdi, composante verbale",
+    "arcane": "échec des sorts profanes",
+}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n > 1 else ''}"
+
+
+def _state(hp: int, hp_max: int, nonlethal: int, life: str) -> str:
+    """`` (9/12 pv, 2 non létaux, invalide)``: a creature's state after a line's effect."""
+    text = f" ({hp}/{hp_max} pv"
+    if nonlethal:
+        text += f", {nonlethal} non létaux"
+    if life != "actif":
+        text += f", {life}"
+    return text + ")"
+
+
+def _magic_line(event: Event) -> Line | None:
+    """The lines of healing, energy and casting under threat (:mod:`engine.rules.healing`,
+    :mod:`engine.rules.concentration`)."""
+    if isinstance(event, Healed):
+        by = f" ({event.healer})" if event.healer not in (None, event.actor) else ""
+        text = f"{event.effect}{by} : +{event.restored} pv"
+        lost = event.amount - event.restored
+        if lost > 0:
+            text += f" ({lost} au-delà du maximum, perdu{'s' if lost > 1 else ''})"
+        if event.nonlethal:
+            text += f", -{event.nonlethal} non {'létaux' if event.nonlethal > 1 else 'létal'}"
+        if event.bleed_stopped:
+            text += ", hémorragie arrêtée"
+        if event.stabilized:
+            text += ", stabilisé"
+        text += _state(event.hp, event.hp_max, event.nonlethal_left, event.life)
+        return (event.round, event.actor, text, ())
+    if isinstance(event, EnergyHarm):
+        by = f" ({event.source})" if event.source is not None else ""
+        text = f"{event.effect}{by} : {_plural(event.damage, 'dégât')} d'{_ENERGY[event.energy]}"
+        if event.halved:
+            text += f" (moitié de {event.amount} : sauvegarde réussie)"
+        text += _state(event.hp, event.hp_max, 0, event.life)
+        return (event.round, event.actor, text, ())
+    if isinstance(event, Concentration):
+        head = _CONCENTRATION[event.cause]
+        if event.cause == "damage":
+            head += f" ({_plural(event.damage, 'dégât')})"
+        roll = event.roll
+        if roll is None:
+            text = f"{head} ({event.spell}) : nauséeux, ne peut pas se concentrer : sort perdu"
+            return (event.round, event.actor, text, ())
+        text = f"{head} ({event.spell}) : concentration {roll.explain('DD')}"
+        if not roll.success:
+            text += " : sort perdu"
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, SpellFailure):
+        head = f"{_SPELL_FAILURE[event.cause]} ({event.spell}) : d100={event.d100}"
+        if event.failed:
+            text = f"{head} ≤ {event.chance} % -> échec, sort perdu"
+        else:
+            text = f"{head} > {event.chance} % -> le sort passe"
         return (event.round, event.actor, text, ())
     return None

@@ -54,6 +54,21 @@ FleeKind = Literal["withdraw", "move", "double_move", "stand", "cornered"]
 #: how the fight ended: one side standing, every side down, the round cap
 FightEndKind = Literal["victory", "all_down", "round_cap"]
 
+#: what positive or negative energy does (:mod:`engine.rules.healing`)
+EnergyKind = Literal["positive", "negative"]
+
+#: the ``why`` of an :class:`Immune` for a creature energy does not affect
+#: (neither living nor undead: a construct)
+ENERGY_UNAFFECTED = "energy"
+
+#: why a caster makes a concentration check (:mod:`engine.rules.concentration`):
+#: casting defensively, hurt while casting, casting while grappled
+ConcentrationCause = Literal["defensive", "damage", "grappled"]
+
+#: why a spell fails before it takes effect: a deafened caster's verbal
+#: component, arcane spell failure on a somatic one
+SpellFailureCause = Literal["deafened", "arcane"]
+
 #: a combatant's change of state after damage: dead, destroyed (no Constitution),
 #: dying, disabled, unconscious from nonlethal damage
 LifeChangeKind = Literal["dead", "destroyed", "dying", "disabled", "unconscious"]
@@ -453,3 +468,67 @@ class Fled(Event):
     source: str | None
     kind: FleeKind
     stood: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Healed(Event):
+    """``actor`` is healed by ``effect`` (its French name), from ``healer`` (``None``:
+    no creature): ``amount`` is the healing rolled, ``restored`` the hit points it
+    regained (the rest is lost beyond its maximum), ``nonlethal`` the nonlethal
+    damage removed; ``bleed_stopped``: its bleeding ended; ``stabilized``: dying and
+    still below 0 hit points, it is now stable; its state after."""
+
+    effect: str
+    healer: str | None
+    amount: int
+    restored: int
+    nonlethal: int
+    bleed_stopped: bool
+    stabilized: bool
+    hp: int
+    hp_max: int
+    nonlethal_left: int
+    life: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnergyHarm(Event):
+    """``actor`` takes ``damage`` from ``effect``'s ``energy`` (positive energy on an
+    undead creature, negative energy on a living one), from ``source``: ``amount``
+    rolled, halved (rounded down) when its Will save succeeded (``halved``); its
+    state after."""
+
+    effect: str
+    source: str | None
+    energy: EnergyKind
+    amount: int
+    halved: bool
+    damage: int
+    hp: int
+    hp_max: int
+    life: str
+
+
+@dataclass(frozen=True, slots=True)
+class Concentration(Event):
+    """``actor``'s concentration check to cast ``spell`` (``cause``: why it must make
+    one) against DC ``dc``; ``roll`` is ``None`` when it cannot concentrate at all
+    (nauseated: a failure without a die); ``damage``: the damage that forced it."""
+
+    spell: str
+    cause: ConcentrationCause
+    dc: int
+    roll: RollRecord | None
+    damage: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SpellFailure(Event):
+    """``actor``'s d100 against the ``chance`` (%) that ``spell`` fails (``cause``):
+    it fails when ``d100`` ≤ ``chance``."""
+
+    spell: str
+    cause: SpellFailureCause
+    d100: int
+    chance: int
+    failed: bool

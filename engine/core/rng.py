@@ -53,6 +53,8 @@ class RollKind(StrEnum):
     """the d% a confused creature rolls at the start of its turn"""
     DURATION = "duration"
     """the dice of a condition's duration in rounds (« 1d4+1 rounds »)"""
+    SPELL_FAILURE = "spell_failure"
+    """the d100 of arcane spell failure, or of a deafened caster's verbal component"""
     ACROBATICS = "acrobatics"
     PERCEPTION = "perception"
     STEALTH = "stealth"

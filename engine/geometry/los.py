@@ -82,6 +82,21 @@ def _crossed(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
     return out
 
 
+def crossed_squares(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
+    """Squares whose interior the segment between the grid intersections ``(x0, y0)``
+    and ``(x1, y1)`` (``x`` a column line, ``y`` a row line) crosses, in order from
+    the first end, by this module's rules (an edge inside a solid mass crosses its
+    squares); squares beyond the map's edge are left out. The spell areas
+    (:mod:`engine.geometry.areas`) trace their lines of effect with it.
+
+    >>> from engine.content.maps import parse_map
+    >>> m = parse_map('name: t\\nterrain: |\\n  ...\\n  ...\\nlegend:\\n  ".": {type: floor}\\n')
+    >>> crossed_squares(m, 0, 0, 3, 2)  # (row, col) (0, 0), (0, 1), (1, 1), (1, 2)
+    [0, 1, 4, 5]
+    """
+    return _crossed(gmap, x0, y0, x1, y1)
+
+
 def _along_edge(gmap: GameMap, x0: int, y0: int, x1: int, y1: int) -> list[Cell]:
     """A segment running along grid lines touches no interior; it is still inside
     a solid mass when the squares on *both* sides of an edge give cover (two
