@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
-from typing import Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from engine.content.creatures import Combatant, CombatantProfile, skill_name
+
+if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
+    from engine.content.spellbook import Spellbook
 
 #: feats and features a rule reads (``profile.features``), and where
 READ_FEATURES: dict[str, str] = {
@@ -104,18 +107,12 @@ SKILL_FEATS: dict[str, tuple[str, ...]] = {
 #: the skills some rule rolls (``engine.rules.skills.SKILL_ROLL``; a test keeps them equal)
 ROLLED_SKILLS = frozenset({"acrobatics", "perception", "stealth"})
 
-_NO_SPELLS = "le moteur ne lance pas encore de sorts"
-
 #: fields accepted without effect, in the order of :class:`~engine.content.creatures.Combatant`,
-#: each with why (French); listed when the file gives it a value
+#: each with why (French); listed when the file gives it a value. (A creature's
+#: ``spells`` are played: each one it cannot cast is listed by :func:`unmodelled`
+#: with its own reason, from its :class:`~engine.content.spellbook.Spellbook`.)
 UNMODELLED_FIELDS: tuple[tuple[str, str], ...] = (
-    ("spell_resistance", "aucune règle de résistance à la magie (pas de sorts)"),
-    ("spell_slots", _NO_SPELLS),
-    ("spells", _NO_SPELLS),
-    ("casting_ability", _NO_SPELLS),
-    ("metamagic_feats", _NO_SPELLS),
-    ("arcane_caster", "pas d'échec des sorts profanes (pas de sorts)"),
-    ("armor_spell_failure", "pas d'échec des sorts profanes (pas de sorts)"),
+    ("metamagic_feats", "la métamagie n'est pas encore jouée"),
     ("resources", "aucune capacité ne dépense ces réserves"),
     ("carried_items", "aucun objet n'est utilisé en combat"),
     ("summon_duration", "pas de convocation"),
@@ -187,26 +184,40 @@ class Unmodelled(NamedTuple):
         return {"creature": self.creature, "kind": self.kind, "name": self.name, "why": self.why}
 
 
-def unmodelled(profiles: Iterable[CombatantProfile]) -> tuple[Unmodelled, ...]:
+def unmodelled(
+    profiles: Iterable[CombatantProfile],
+    spellbooks: Iterable[Spellbook | None] | None = None,
+) -> tuple[Unmodelled, ...]:
     """The data of ``profiles`` that no rule plays, each once: in the order of the
-    combatants, then of their files (fields, attacks, features).
+    combatants, then of their files (fields, the spells it cannot cast, attacks,
+    features). ``spellbooks``: each profile's resolved spells (an encounter's
+    placements hold them); without them, a profile's spells are resolved against
+    the shipped registry.
 
     >>> from engine.content.creatures import parse_combatant
     >>> import json, pathlib
     >>> doc = json.loads(pathlib.Path("data/monsters/orc.json").read_text())
     >>> doc["features"] += ["Power Attack", "Multiatack"]
-    >>> doc["spells"] = ["bless"]
+    >>> doc["spells"] = ["magic missile", "magic misile"]
     >>> for u in unmodelled([parse_combatant(json.dumps(doc))] * 2):
-    ...     print(u.kind, u.name, "—", u.why)
-    field spells — le moteur ne lance pas encore de sorts
+    ...     print(u.kind, u.name, "—", u.why)  # doctest: +NORMALIZE_WHITESPACE
+    field spells « magic misile » — sort inconnu « magic misile »
+        (vouliez-vous dire « magic missile » ?)
     feature Power Attack — aucune règle ne le lit
     feature Multiatack — aucune règle ne le lit (vouliez-vous dire « multiattack » ?)
     """
     seen: set[Unmodelled] = set()
     out: list[Unmodelled] = []
+    books = iter(spellbooks) if spellbooks is not None else None
     for profile in profiles:
         spec = profile.spec
-        for kind, name, why in _gaps(spec):
+        book = next(books) if books is not None else None
+        if book is None and spec.spells:
+            from engine.content.spellbook import build_spellbook
+            from engine.content.spells import default_registry
+
+            book = build_spellbook(spec, default_registry())
+        for kind, name, why in _gaps(spec, book):
             item = Unmodelled(spec.name, kind, name, why)
             if item not in seen:
                 seen.add(item)
@@ -222,7 +233,12 @@ def _given(value: object) -> bool:
     return bool(value)
 
 
-def _gaps(spec: Combatant) -> Iterator[tuple[Literal["field", "feature"], str, str]]:
+def _gaps(
+    spec: Combatant, book: Spellbook | None
+) -> Iterator[tuple[Literal["field", "feature"], str, str]]:
+    if book is not None:  # (``spells`` comes first of these fields in the file's order)
+        for name, why in book.unplayable:
+            yield "field", f"spells « {name} »", why
     for field, why in UNMODELLED_FIELDS:
         if _given(getattr(spec, field)):
             yield "field", field, why

@@ -131,7 +131,7 @@ class Battle:
         self.sides = sides
         self._policies = policies
         self.round_cap = round_cap
-        self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
+        self._views = {c.id: ProfileView(c.id, c.side, c.profile, c.casting) for c in combatants}
         self._delay_target: str | None = None
         #: the initiative order last shown to a policy, and its ids
         self._order_of: list[CombatantState] | None = None
