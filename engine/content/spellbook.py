@@ -92,7 +92,8 @@ class Spellbook:
     ability_mod: int
     #: the spells it can cast, in file order
     known: tuple[KnownSpell, ...]
-    #: the same, by spell id
+    #: the same, by spell id, and the spells whose casting time is too long for a
+    #: fight (refused with ``downgraded:cast_time``)
     by_id: Mapping[str, KnownSpell]
     #: spells per day of each level, 0 to 9 (level 0: cantrips, cast at will)
     slots: tuple[int, ...]
@@ -106,6 +107,10 @@ class Spellbook:
     def dc(self, level: int) -> int:
         """SRD « Saving Throw »: 10 + the spell's level + the casting ability's modifier."""
         return 10 + level + self.ability_mod
+
+    def lists(self, name: str | None) -> bool:
+        """Whether ``name`` is a spell it lists that the registry knows and it cannot cast."""
+        return name is not None and spell_key(name) in self.unplayable_ids
 
     def get(self, name: str | None) -> KnownSpell | None:
         """The castable spell ``name`` designates (any spelling :func:`spell_key` reads)."""
@@ -231,11 +236,14 @@ def build_spellbook(spec: Combatant, registry: SpellRegistry) -> Spellbook:
         if spell.id in by_id or spell.id in unplayable_ids:
             continue
         why = unplayable_reason(spell)
+        entry = KnownSpell(spell, spell_level(spec, spell))
         if why is not None:
             unplayable.append((name.strip(), why))
-            unplayable_ids.add(spell.id)
+            if spell.modelled and spell.cast_time == "long":
+                by_id[spell.id] = entry  # known, and refused: ``downgraded:cast_time``
+            else:
+                unplayable_ids.add(spell.id)
             continue
-        entry = KnownSpell(spell, spell_level(spec, spell))
         known.append(entry)
         by_id[spell.id] = entry
     ability = spec.casting_ability

@@ -13,10 +13,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.content.actions import CastSpellAction, Slot
 from engine.content.maps import Cell
 
 if TYPE_CHECKING:  # (the spell files' models are imported only when someone casts)
     from engine.content.spellbook import KnownSpell, Spellbook
+
+
+#: the budget slot of each casting time (CRB « Casting Time »): an immediate spell
+#: takes the turn's swift action (SRD « Immediate Actions »); a one-round spell is a
+#: full-round action whose effect comes at the start of the next turn; a longer one
+#: is never cast in a fight (``None``: dropped with ``downgraded:cast_time``)
+CAST_TIME_SLOTS: dict[str, Slot | None] = {
+    "standard": Slot.STANDARD,
+    "swift": Slot.SWIFT,
+    "immediate": Slot.SWIFT,
+    "free": Slot.FREE,
+    "move": Slot.MOVE,
+    "full_round": Slot.FULL_ROUND,
+    "one_round": Slot.FULL_ROUND,
+    "long": None,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +69,14 @@ class Casting:
         self.pending: PendingCast | None = None
         #: spells cast this fight (begun, including the lost ones)
         self.cast = 0
+
+    def slot_of(self, action: CastSpellAction) -> Slot | None:
+        """The budget slot of casting ``action``'s spell (an unknown one: standard, and
+        the rule refuses it); ``None`` when it takes too long for a fight."""
+        known = self.book.get(action.spell_name)
+        if known is None:
+            return Slot.STANDARD
+        return CAST_TIME_SLOTS[known.spell.cast_time]
 
     def has_slot(self, level: int) -> bool:
         """A cantrip always; otherwise a slot of its level is left."""
