@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from engine.content.creatures import (
     NATURAL_REACH_FT,
@@ -219,7 +220,30 @@ def _touch(spec: Combatant, ranged: bool) -> AttackProfile:
     )
 
 
-def build_spellbook(spec: Combatant, registry: SpellRegistry) -> Spellbook:
+class SpellSource(Protocol):
+    """Where a creature's spell names are resolved: a :class:`SpellRegistry`, or a
+    :class:`LayeredRegistry`."""
+
+    def resolve(self, name: str) -> Spell:
+        """The spell ``name`` designates. :raises DataError: an unknown name."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LayeredRegistry:
+    """The spells of an encounter's own directory (``spells:`` in its file: homebrew
+    or test spells), then the shipped registry's."""
+
+    local: SpellRegistry
+    base: SpellRegistry
+
+    def resolve(self, name: str) -> Spell:
+        if name in self.local:
+            return self.local.resolve(name)
+        return self.base.resolve(name)
+
+
+def build_spellbook(spec: Combatant, registry: SpellSource) -> Spellbook:
     """Resolve ``spec``'s spells against ``registry`` (module docstring). A name the
     registry does not know is listed as unplayable with the closest known name
     (not an error: a creature file keeps its other spells and attacks)."""
@@ -270,6 +294,8 @@ def casts(spec: Combatant) -> bool:
 __all__ = [
     "ABILITY_LABELS",
     "KnownSpell",
+    "LayeredRegistry",
+    "SpellSource",
     "Spellbook",
     "build_spellbook",
     "casts",

@@ -95,7 +95,7 @@ from engine.rules.life import apply_damage
 from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition
 from engine.state.casting import PendingCast
-from engine.state.conditions import CANT_ACT, STAT_NAMES
+from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
 from engine.state.fight import C, FightState, Situation
 from engine.state.state import CombatantState
@@ -416,18 +416,20 @@ def _pool(
     """SRD « Sleep »: the pool of Hit Dice goes to the creatures with the fewest Hit
     Dice first, then the nearest to the point of origin; HD that are not sufficient
     to affect the next creature are wasted. Creatures immune to the spell do not
-    take from it; creatures already out of the fight (below 0 hp, unconscious) are
-    left out."""
+    take from it; creatures already out of the fight (below 0 hp, unconscious) or
+    already under its condition (asleep) are left out."""
     spell = ctx.known.spell
     assert spell.hd_pool is not None
     gmap = fight.gmap
     left = _roll(fight, spell.hd_pool, ctx.book.caster_level, _SPELL)
     origin = aim_point(gmap, aim if aim is not None else ctx.caster.pos)
     candidates: list[tuple[int, int, int, CombatantState]] = []
+    first = _first_condition(spell)
+    held = int(CONDITIONS[first].bit) if first is not None else 0
     for c in creatures:
-        if not c.active:
+        if not c.active or c.effects.cond & held:
             continue
-        why = immune(c, ctx.tags, _first_condition(spell))
+        why = immune(c, ctx.tags, first)
         if why is not None:
             if fight.log is not None:
                 fight.log.append(Immune(fight.round, c.id, spell.label, why))

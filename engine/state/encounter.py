@@ -44,8 +44,7 @@ from engine.state.deployment import (
 from engine.state.state import CombatantState
 
 if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
-    from engine.content.spellbook import Spellbook
-    from engine.content.spells import SpellRegistry
+    from engine.content.spellbook import Spellbook, SpellSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +65,17 @@ class Encounter:
     #: side names in deployment order
     sides: tuple[str, ...]
     placements: tuple[Placement, ...]
+    #: the indices of the placements with spells
+    casters: tuple[int, ...] = ()
+    #: where its creatures' spells were resolved (``None``: the shipped registry)
+    spells: SpellSource | None = None
 
     def side_size(self, side: str) -> int:
         return sum(1 for p in self.placements if p.side == side)
 
     def fresh_states(self, *, monsters_die_at_zero: bool = False) -> list[CombatantState]:
         """New runtime states for one fight."""
-        return [
+        states = [
             CombatantState(
                 id=p.id,
                 side=p.side,
@@ -82,10 +85,14 @@ class Encounter:
                 hp=p.profile.spec.hp_max,
                 dies_at_zero=monsters_die_at_zero and not p.profile.is_pc,
                 aware=p.profile.spec.aware,
-                casting=Casting(p.spellbook) if p.spellbook is not None else None,
             )
             for i, p in enumerate(self.placements)
         ]
+        for i in self.casters:  # each fight starts again from the files' slots
+            book = self.placements[i].spellbook
+            assert book is not None
+            states[i].casting = Casting(book)
+        return states
 
 
 def build_encounter(
@@ -93,7 +100,7 @@ def build_encounter(
     sides: Sequence[tuple[str, Sequence[CombatantProfile]]],
     deployments: Mapping[str, Deployment] | None = None,
     *,
-    spells: SpellRegistry | None = None,
+    spells: SpellSource | None = None,
 ) -> Encounter:
     """Check the sides against the map's deployment and place every combatant.
 
@@ -153,10 +160,11 @@ def build_encounter(
                 if book is None:
                     book = books[id(profile)] = _spellbook(profile, spells)
             placements.append(Placement(ident, side, profile, cell, book))
-    return Encounter(gmap, tuple(deployment), tuple(placements))
+    casters = tuple(i for i, p in enumerate(placements) if p.spellbook is not None)
+    return Encounter(gmap, tuple(deployment), tuple(placements), casters, spells)
 
 
-def _spellbook(profile: CombatantProfile, spells: SpellRegistry | None) -> Spellbook:
+def _spellbook(profile: CombatantProfile, spells: SpellSource | None) -> Spellbook:
     """``profile``'s spells resolved against ``spells`` (default: the shipped registry)."""
     from engine.content.spellbook import build_spellbook
     from engine.content.spells import default_registry

@@ -394,13 +394,13 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
+        casting = actor.casting
         if not actor.turn_started:  # (a delayed turn does not start again)
             actor.turn_started = True
             if actor.effects.timers:
                 self._tick(actor, _TURN_START)
             if actor.profile.auras:  # (a plain fight pays this one test)
                 aura_turn(fight, actor)
-            casting = actor.casting
             if casting is not None and casting.pending is not None and self._finish_cast(actor):
                 return False
             if actor.effects.cond & _AT_START and self._turn_start(actor):
@@ -426,7 +426,6 @@ class Battle:
                 for a in actions
             )
         budget = actor.effects.cond & _BUDGET
-        casting = actor.casting
         if budget:  # SRD « Staggered », « Nauseated »
             kept, results = filter_plan(
                 actions,
@@ -436,20 +435,20 @@ class Battle:
                 nauseated=bool(budget & ONE_MOVE),
                 cast_slot=casting.slot_of if casting is not None else None,
             )
-        elif casting is not None:  # a cast's slot is its casting time
+        elif casting is None:
+            kept, results = filter_plan(
+                actions,
+                staggered=actor.staggered,
+                surprise=surprise,
+                swift_available=not actor.immediate_used,
+            )
+        else:  # a cast's slot is its casting time
             kept, results = filter_plan(
                 actions,
                 staggered=actor.staggered,
                 surprise=surprise,
                 swift_available=not actor.immediate_used,
                 cast_slot=casting.slot_of,
-            )
-        else:
-            kept, results = filter_plan(
-                actions,
-                staggered=actor.staggered,
-                surprise=surprise,
-                swift_available=not actor.immediate_used,
             )
         out: list[ActionResult] = []
         delayed = False
