@@ -1,6 +1,6 @@
 """What of a combatant file the engine plays, and what it only carries.
 
-A creature file may hold data no rule reads yet: spells, resources, carried
+A creature file may hold data no rule reads yet: spells it cannot cast, resources, carried
 items, feats such as *Power Attack*. Such data is never silently ignored
 (``docs/rules.md``, « Unmodelled data »): a misspelled field or skill name is an
 error of the loader (refused with the closest known name), and what
@@ -21,7 +21,9 @@ This module is the one registry of that judgement:
   total of each skill they raise that the engine rolls (:data:`ROLLED_SKILLS`);
 * :data:`UNMODELLED_FIELDS` and :data:`UNMODELLED_ATTACK_FIELDS`: the fields the
   engine accepts without playing them, each with why, listed when the file gives
-  them a value. When a rule comes to read one (spells), its row goes.
+  them a value. When a rule comes to read one, its row goes (the casting fields
+  went: a creature's spells are played, and each one it cannot cast is listed
+  with why, from its :class:`~engine.content.spellbook.Spellbook`).
 
 Every other feature is « non modélisé ». Fields that are labels (``name``,
 ``source``, ``notes``, ``cr``, ``xp``, ``level``) or that rules read whenever
