@@ -8,6 +8,8 @@
     seed: 1                           # optional (1)
     round_cap: 100                    # optional (100)
     simple_monster_death: false       # optional
+    spells: ../spells-maison          # optional: a directory of spell files, read before
+                                      # the shipped registry (homebrew or test spells)
     sides:                            # side name -> its combatants and policy
       players:
         policy: heuristic             # heuristic (default) or scripted:PATH
@@ -316,6 +318,7 @@ class EncounterFile(StrictModel):
     seed: int = 1
     round_cap: int = Field(default=100, ge=1)
     simple_monster_death: bool = False
+    spells: str | None = Field(default=None, min_length=1)
     sides: dict[str, SideEntry] = Field(min_length=1)
     experiment: ExperimentEntry | None = None
     sweep: SweepEntry | None = None
@@ -339,6 +342,8 @@ class LoadedEncounter:
     starts: Mapping[tuple[str, int], StartOverride] = field(default_factory=dict)
     experiment: LoadedExperiment | None = None
     sweep: LoadedSweep | None = None
+    #: the directory of its own spell files, read before the shipped registry
+    spells_dir: str | None = None
 
 
 def load_encounter_file(path: str | Path) -> LoadedEncounter:
@@ -419,4 +424,5 @@ def load_encounter_file(path: str | Path) -> LoadedEncounter:
         starts=starts,
         experiment=experiment,
         sweep=sweep,
+        spells_dir=rel(doc.spells) if doc.spells is not None else None,
     )

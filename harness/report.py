@@ -106,7 +106,11 @@ def encounter_unmodelled(encounter: Encounter) -> list[dict[str, str]]:
     objects list it (:func:`engine.content.modelled.unmodelled`)."""
     from engine.content.modelled import unmodelled
 
-    return [u.to_dict() for u in unmodelled(p.profile for p in encounter.placements)]
+    placements = encounter.placements
+    return [
+        u.to_dict()
+        for u in unmodelled((p.profile for p in placements), (p.spellbook for p in placements))
+    ]
 
 
 def unmodelled_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:

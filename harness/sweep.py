@@ -120,7 +120,7 @@ def build_variants(
             continue
         try:
             how = given.on(base.gmap) if isinstance(given, ZoneRectangle) else given
-            enc = build_encounter(base.gmap, sides, {side: how})
+            enc = build_encounter(base.gmap, sides, {side: how}, spells=base.spells)
         except EncounterError as err:
             raise DataError(
                 f"variante « {name} » : {err}", source=source, location=f'sweep.variants["{name}"]'

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine.core.checks import RollRecord
 from engine.core.events import (
     ENERGY_UNAFFECTED,
+    HD_LIMIT,
     ActionFailed,
     Aid,
     Attack,
@@ -51,7 +52,15 @@ from engine.core.events import (
     Scatter,
     Skipped,
     SneakMove,
+    SpellArea,
+    SpellAttack,
+    SpellBuff,
+    SpellCast,
+    SpellDamage,
     SpellFailure,
+    SpellFinished,
+    SpellLost,
+    SpellResistance,
     Splash,
     Spot,
     Stabilization,
@@ -90,6 +99,7 @@ _PROVOCATION = {
     "stands": "se relève",
     "enters": "entre dans sa case",
     "coup_de_grace": "porte un coup de grâce",
+    "casts": "lance un sort",
 }
 _MOVE = {
     "move": "déplacement",
@@ -375,6 +385,8 @@ def _condition_line(event: Event) -> Line | None:
             text = f"{event.effect} : protégé (jet de sauvegarde déjà réussi)"
         elif event.why == ENERGY_UNAFFECTED:
             text = f"{event.effect} : sans effet (ni vivant ni mort-vivant)"
+        elif event.why == HD_LIMIT:
+            text = f"{event.effect} : sans effet (trop de dés de vie)"
         else:
             why = DESCRIPTOR_LABELS.get(event.why) or (
                 CONDITIONS[event.why].label if event.why in CONDITIONS else event.why
@@ -486,5 +498,136 @@ def _magic_line(event: Event) -> Line | None:
             text = f"{head} ≤ {event.chance} % -> échec, sort perdu"
         else:
             text = f"{head} > {event.chance} % -> le sort passe"
+        return (event.round, event.actor, text, ())
+    return _spell_line(event)
+
+
+#: why a spell was lost (:data:`engine.core.events.SpellLostCause`)
+_SPELL_LOST = {
+    "down": "le lanceur est hors de combat",
+    "cannot_act": "le lanceur ne peut plus agir",
+    "target_gone": "la cible n'est plus là",
+}
+#: the French names of the stats a spell's buff modifies (the spell files' names)
+_STATS_FR = {
+    "attack": "attaque",
+    "ac_melee": "CA contre la mêlée",
+    "ac_ranged": "CA contre les tirs",
+    "cmd": "DMD",
+    "damage": "dégâts",
+    "fort": "Vigueur",
+    "ref": "Réflexes",
+    "will": "Volonté",
+    "skill": "compétences",
+    "cmb": "BMO",
+    "initiative": "initiative",
+    "ability_check": "tests de caractéristique",
+    "str_score": "Force",
+    "dex_score": "Dextérité",
+}
+#: the French names of the bonus types (engine.core.checks.BonusType values)
+_BONUS_FR = {
+    "untyped": "",
+    "alchemical": "alchimique",
+    "armor": "d'armure",
+    "circumstance": "de circonstance",
+    "competence": "d'aptitude",
+    "deflection": "de parade",
+    "dodge": "d'esquive",
+    "enhancement": "d'altération",
+    "inherent": "inné",
+    "insight": "d'intuition",
+    "luck": "de chance",
+    "morale": "de moral",
+    "natural_armor": "d'armure naturelle",
+    "profane": "impie",
+    "racial": "racial",
+    "resistance": "de résistance",
+    "sacred": "sacré",
+    "shield": "de bouclier",
+    "size": "de taille",
+    "trait": "de trait",
+}
+
+
+def _spell_line(event: Event) -> Line | None:
+    """The lines of casting a spell (:mod:`engine.rules.casting`)."""
+    if isinstance(event, SpellCast):
+        verb = "commence à lancer" if event.begun else "lance"
+        text = f"{verb} {event.spell}"
+        if event.point is not None:
+            text += f" en ({event.point[0]},{event.point[1]})"
+        elif event.target is not None and event.target != event.actor:
+            text += f" sur {event.target}"
+        if event.defensive:
+            text += " sur la défensive"
+        if event.slots_left is None:
+            text += f" (niveau {event.level}, à volonté)"
+        else:
+            left = event.slots_left
+            text += f" (niveau {event.level}, {left} emplacement{'s' if left > 1 else ''} restant"
+            text += f"{'s' if left > 1 else ''})"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, SpellFinished):
+        return (event.round, event.actor, f"finit de lancer {event.spell}", ())
+    if isinstance(event, SpellLost):
+        return (event.round, event.actor, f"{event.spell} : sort perdu "
+                f"({_SPELL_LOST[event.cause]})", ())  # fmt: skip
+    if isinstance(event, SpellArea):
+        who = ", ".join(event.caught) if event.caught else "personne"
+        text = f"{event.spell} : {_plural(event.squares, 'case')}, touche {who}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, SpellAttack):
+        roll = event.roll
+        detail = f" ({', '.join(event.ac_notes)})" if event.ac_notes else ""
+        kind = "contact à distance" if event.ranged else "contact"
+        text = (
+            f"{event.spell} ({kind}) vs {event.target} d20={roll.natural}"
+            f"{roll.modifier_total:+d}={roll.total} CA {event.ac}{detail}"
+        )
+        rolls = (roll,)
+        if event.outcome == "miss":
+            text += " -> RATÉ"
+        elif event.outcome == "concealed":
+            text += f" -> TOUCHÉ, mais camouflage : d100={event.d100} ≤ {event.miss_chance} %"
+            text += " -> RATÉ"
+        else:
+            confirm = event.confirm
+            if confirm is not None:
+                verdict = "CRITIQUE" if confirm.success else "non confirmé"
+                text += (
+                    f" -> MENACE, confirmation d20={confirm.natural}"
+                    f"{confirm.modifier_total:+d}={confirm.total} -> {verdict}"
+                )
+                if confirm.success:
+                    text += f" ×{event.multiplier}"
+                rolls = (roll, confirm)
+            else:
+                text += " -> TOUCHÉ"
+        return (event.round, event.actor, text, rolls)
+    if isinstance(event, SpellResistance):
+        roll = event.roll
+        verdict = "résiste" if event.resisted else "le sort passe"
+        text = (
+            f"résistance à la magie {event.sr} contre {event.spell} ({event.caster}) : "
+            f"d20={roll.natural}{roll.modifier_total:+d}={roll.total} -> {verdict}"
+        )
+        return (event.round, event.actor, text, (roll,))
+    if isinstance(event, SpellDamage):
+        text = f"{event.spell} ({event.source}) : {_plural(event.damage, 'dégât')}"
+        if event.halved:
+            text += f" (moitié de {event.amount} : sauvegarde réussie)"
+        for note in event.energy_notes:
+            text += f" ({note})"
+        text += _state(event.hp, event.hp_max, event.nonlethal, event.life)
+        return (event.round, event.actor, text, ())
+    if isinstance(event, SpellBuff):
+        parts = []
+        for stat, value, kind in event.modifiers:
+            bonus = _BONUS_FR.get(kind, kind)
+            parts.append(
+                f"{value:+d} {_STATS_FR.get(stat, stat)}" + (f" ({bonus})" if bonus else "")
+            )
+        text = f"{event.spell} : {', '.join(parts)}{_rounds(event.rounds)}"
         return (event.round, event.actor, text, ())
     return None

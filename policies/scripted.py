@@ -28,6 +28,26 @@ ties go to deployment order. ``weapon`` restricts the option to one attack id.
 ``ready`` may name its ``trigger``; ``aid_another`` aids an ally (``ally``: an
 id, any if absent) against the ``target`` enemy, with ``mode`` ``attack`` or
 ``ac`` (either if absent).
+
+``cast_spell`` (and ``defensive_cast_spell``) casts ``spell`` (a name, any known
+spell if absent) at ``target``: an enemy selector as above, ``self``,
+``dying_ally`` (the first ally of the actor below 0 hit points, not dead),
+``hurt_ally`` (the creature of its side, itself included, with the lowest share
+of its hit points, when below its maximum), a combatant id (for an area: a
+placement aimed at one of its squares), or ``area``: the menu's first placement
+of the spell's area (the one that catches the most enemies, then the fewest
+allies) or its area centred on the caster.
+
+.. code-block:: yaml
+
+    rules:
+      - do: cast_spell
+        spell: cure light wounds
+        target: dying_ally
+      - if: { enemies_at_least: 2 }
+        do: cast_spell
+        spell: sleep
+        target: area
 """
 
 from __future__ import annotations
@@ -38,6 +58,7 @@ from typing import Literal
 from pydantic import Field
 
 from engine.content.actions import Option, ReadyTrigger, TurnPlan, WaitAction
+from engine.content.creatures import slug
 from engine.content.validation import StrictModel, load_yaml, read_text, validate
 from engine.core.errors import DataError
 from engine.view.observation import Observation
@@ -65,6 +86,8 @@ OptionKind = Literal[
     "ready",
     "aid_another",
     "coup_de_grace",
+    "cast_spell",
+    "defensive_cast_spell",
     "wait",
 ]
 TARGETED = frozenset(
@@ -96,6 +119,10 @@ WITH_WEAPON = frozenset(
 WEAPON_ONLY = frozenset({"repair_weapon"})
 #: ``aid_another:<ally>:<opponent>:<mode>``: ``target`` selects the opponent
 AID = "aid_another"
+#: ``cast_spell:<spell>[:<target or row,col>]``: ``spell`` and ``target`` select it
+CASTS = frozenset({"cast_spell", "defensive_cast_spell"})
+#: the ``target`` selectors of a cast beyond the enemy ones
+CAST_TARGETS = frozenset({"self", "dying_ally", "hurt_ally", "area"})
 
 
 class Conditions(StrictModel):
@@ -127,6 +154,8 @@ class Rule(StrictModel):
     #: ``aid_another`` only: the ally to aid (an id; any if absent) and how
     ally: str | None = Field(default=None, min_length=1)
     mode: Literal["attack", "ac"] | None = None
+    #: ``cast_spell`` only: the spell to cast (a name; any if absent)
+    spell: str | None = Field(default=None, min_length=1)
 
 
 class Script(StrictModel):
@@ -135,6 +164,11 @@ class Script(StrictModel):
     name: str | None = None
     fallback: Literal["heuristic", "wait"] = "heuristic"
     rules: list[Rule] = Field(min_length=1)
+
+
+def spell_id(name: str) -> str:
+    """The id of a spell name, as the menu's options name it (its slug)."""
+    return slug(name.replace("'", "").replace("’", ""))
 
 
 def load_script(path: str | Path) -> Script:
@@ -149,6 +183,9 @@ def parse_script(text: str, source: str | None = None) -> Script:
         if rule.trigger is not None and rule.do != "ready":
             raise DataError("« trigger » n'a de sens qu'avec ready", source=source,
                             location=f"rules[{i}].trigger")  # fmt: skip
+        if rule.spell is not None and rule.do not in CASTS:
+            raise DataError("« spell » n'a de sens qu'avec cast_spell", source=source,
+                            location=f"rules[{i}].spell")  # fmt: skip
         for key in ("ally", "mode"):
             if getattr(rule, key) is not None and rule.do != AID:
                 raise DataError(f"« {key} » n'a de sens qu'avec aid_another", source=source,
@@ -176,6 +213,55 @@ def _pick_target(obs: Observation, selector: str) -> CombatantView | None:
     if selector == "first":
         return enemies[0]
     return next((e for e in enemies if e.id == selector), None)
+
+
+def _pick_cast_target(obs: Observation, selector: str) -> str | None:
+    """The id a cast's ``target`` selects (``"area"`` for the first area placement),
+    or ``None`` when it selects nobody now."""
+    me = obs.actor
+    if selector == "area":
+        return "area"
+    if selector == "self":
+        return me.id
+    if selector == "dying_ally":
+        return next((c.id for c in obs.combatants if c.side == me.side and c.id != me.id
+                     and c.hp < 0 and not c.dead), None)  # fmt: skip
+    if selector == "hurt_ally":
+        hurt = [c for c in obs.combatants if c.side == me.side and not c.dead and c.hp < c.hp_max]
+        order = {c.id: i for i, c in enumerate(obs.combatants)}
+        best = min(hurt, key=lambda c: (c.hp / c.hp_max, order[c.id]), default=None)
+        return best.id if best is not None else None
+    if any(c.id == selector for c in obs.combatants):
+        return selector
+    enemy = _pick_target(obs, selector)
+    return enemy.id if enemy is not None else None
+
+
+def _squares(view: CombatantView) -> set[str]:
+    """The ``row,col`` of every square of a creature's space (an area aimed there)."""
+    r, c = view.pos
+    return {f"{r + i},{c + j}" for i in range(view.space) for j in range(view.space)}
+
+
+def _match_cast(
+    obs: Observation, options: tuple[Option, ...], rule: Rule, target: str
+) -> Option | None:
+    """The first cast of ``rule``'s spell at ``target``: that creature, an area aimed
+    at one of its squares, or (``area``) the first placement of an area."""
+    spell = spell_id(rule.spell) if rule.spell is not None else None
+    view = next((c for c in obs.combatants if c.id == target), None)
+    squares = _squares(view) if view is not None else set()
+    for opt in options:
+        parts = opt.id.split(":")
+        if parts[0] != rule.do or (spell is not None and parts[1] != spell):
+            continue
+        aimed = parts[2] if len(parts) > 2 else ""
+        if target == "area":
+            if aimed == "" or "," in aimed:
+                return opt
+        elif aimed == target or aimed in squares:
+            return opt
+    return None
 
 
 def _holds(cond: Conditions, obs: Observation, target: CombatantView | None) -> bool:
@@ -246,6 +332,14 @@ class ScriptedPolicy:
     def decide(self, obs: Observation) -> TurnPlan:
         options = obs.legal_options
         for i, rule in enumerate(self.script.rules, 1):
+            if rule.do in CASTS:
+                chosen = _pick_cast_target(obs, rule.target)
+                if chosen is None or not _holds(rule.when, obs, None):
+                    continue
+                opt = _match_cast(obs, options, rule, chosen)
+                if opt is not None:
+                    return TurnPlan(opt.actions, f"règle {i} : {opt.label}")
+                continue
             targeted = rule.do in TARGETED or rule.do == AID
             target = _pick_target(obs, rule.target) if targeted else None
             if targeted and target is None:

@@ -8,7 +8,10 @@ from typing import Any
 
 from engine.content.creatures import CombatantProfile, parse_combatant
 from engine.content.maps import GameMap, parse_map
+from engine.content.spellbook import build_spellbook
+from engine.content.spells import SpellRegistry, default_registry
 from engine.core.rng import Rng, ScriptedDice
+from engine.state.casting import Casting
 from engine.state.state import CombatantState
 from engine.turn.battle import Battle
 from harness.transcript import lines
@@ -98,7 +101,13 @@ def state(
     *,
     hp: int | None = None,
     dies_at_zero: bool = False,
+    spells: SpellRegistry | None = None,
 ) -> CombatantState:
+    """A combatant; one whose file lists spells gets them, resolved against
+    ``spells`` (default: the shipped registry), as an encounter would."""
+    casting = None
+    if profile.spec.spells:
+        casting = Casting(build_spellbook(profile.spec, spells or default_registry()))
     return CombatantState(
         id=ident,
         side=side,
@@ -107,6 +116,7 @@ def state(
         pos=gmap.cell(*pos),
         hp=profile.spec.hp_max if hp is None else hp,
         dies_at_zero=dies_at_zero,
+        casting=casting,
     )
 
 

@@ -31,6 +31,8 @@ from builders import make_map, make_profile, melee, ranged
 
 from engine.content.actions import Action, Option, Reason, TurnPlan
 from engine.content.creatures import AttackProfile, load_combatant
+from engine.content.space import footprint
+from engine.content.spellbook import KnownSpell
 from engine.core.rng import SeededRng
 from engine.geometry.grid import Path
 from engine.rules.economy import filter_plan
@@ -67,9 +69,12 @@ MAP = make_map(
 )
 
 ACRO = {"Acrobatics": {"rank": 3}, "Stealth": {"rank": 2, "class_skill": True}}
+#: the caster's spells: a missile, a point area (a burst at long range, a one-round
+#: burst with a pool of Hit Dice) and a touch that heals the living
+SPELL_NAMES = ["magic missile", "fireball", "sleep", "cure light wounds"]
 
 
-def _creatures(*, unaware: bool) -> tuple[list[Any], list[Any]]:
+def _creatures(*, unaware: bool, caster: bool) -> tuple[list[Any], list[Any]]:
     rat = make_profile(
         name="Rat", size="Tiny", hp_max=6, skills=ACRO,
         attacks=[melee("bite", dmg="1d3", natural=True)],
@@ -92,11 +97,17 @@ def _creatures(*, unaware: bool) -> tuple[list[Any], list[Any]]:
     )  # fmt: skip
     goblin = load_combatant("data/monsters/goblin.json")
     orc = make_profile(name="Sleepy", hp_max=12, aware=not unaware, attacks=[melee("axe", bonus=3)])
-    return [rat, gunner, ogre], [goblin, giant, orc]
+    mage = make_profile(
+        name="Mage", level=5, hp_max=16, bab=2, casting_ability="int",
+        abilities={"str_score": 8, "dex_score": 14, "con_score": 10, "int_score": 16},
+        spell_slots={"1": 3, "3": 1}, spells=SPELL_NAMES,
+        attacks=[melee("dagger", bonus=1, dmg="1d4")],
+    )  # fmt: skip
+    return [rat, gunner, ogre, *([mage] if caster else [])], [goblin, giant, orc]
 
 
-def _encounter(*, unaware: bool) -> Encounter:
-    west, east = _creatures(unaware=unaware)
+def _encounter(*, unaware: bool, caster: bool = False) -> Encounter:
+    west, east = _creatures(unaware=unaware, caster=caster)
     return build_encounter(MAP, [("west", west), ("east", east)])
 
 
@@ -108,6 +119,8 @@ def norm(x: object) -> object:
         return ("path", x.cells, x.cost)
     if isinstance(x, AttackProfile):
         return ("weapon", x.id)
+    if isinstance(x, KnownSpell):
+        return ("spell", x.spell.id, x.level)
     if isinstance(x, CombatantState | CombatantView):
         return ("creature", x.id)
     if isinstance(x, list | tuple):
@@ -171,6 +184,7 @@ class Fuzzer:
             surprise=fight.round == 0,
             swift_available=not me.immediate_used,
             nauseated=bool(cond & ONE_MOVE),
+            cast_slot=me.casting.slot_of if me.casting is not None else None,
         )
         assert all(kept), option
         for a in option.actions:
@@ -214,7 +228,7 @@ MENU_ENTRIES = {
     "full_attack", "defensive_full_attack", "attack", "charge", "step_full_attack",
     "move_attack", "move", "run", "withdraw", "tumble", "hide", "drop_prone", "aid_another",
     "ready", "repair_weapon", "total_defense", "delay", "wait", "stand_up", "stand_attack",
-    "coup_de_grace",
+    "coup_de_grace", "cast_spell", "defensive_cast_spell",
 }  # fmt: skip
 
 #: the conditions the fights with conditions give (a few rounds, or until the end)
@@ -255,7 +269,10 @@ def candidates(rng: random.Random, obs: Observation, per_kind: int) -> list[Acti
         "tumble": lambda: rng.random() < 0.3,
         "ready_trigger": lambda: rng.choice(TRIGGERS),
         "maneuver": lambda: "trip" if rng.random() < 0.1 else None,
-        "spell_name": lambda: "fireball" if rng.random() < 0.1 else None,
+        "spell_name": lambda: rng.choice([None, "wish", *SPELL_NAMES]),
+        "target_pos": square,
+        "metamagic": lambda: ("Empower Spell",) if rng.random() < 0.1 else (),
+        "cast_defensively": lambda: rng.random() < 0.3,
         "aid_mode": lambda: rng.choice(["attack", "ac"]),
     }
     out: list[Action] = []
@@ -273,7 +290,7 @@ PLAIN, AFFLICTED = 6, 8
 
 
 def _fight(seed: int) -> Fuzzer:
-    enc = _encounter(unaware=seed % 2 == 0)
+    enc = _encounter(unaware=seed % 2 == 0, caster=seed % 3 == 0)
     fuzzer = Fuzzer(seed)
     states = enc.fresh_states()
     gunner = next(c for c in states if c.profile.spec.name == "Gunner")
@@ -287,6 +304,8 @@ def _fight(seed: int) -> Fuzzer:
         round_cap=8,
     )  # fmt: skip
     fuzzer.battle = battle
+    if seed == PLAIN:  # a helpless goblin next to the gunner: coups de grâce are offered
+        _helpless_next_to(battle, states, "Goblin", "Gunner")
     if seed >= PLAIN:  # timed conditions on about half the combatants
         pick = random.Random(seed)
         for c in states:
@@ -301,6 +320,21 @@ def _fight(seed: int) -> Fuzzer:
             if not r.ok and r.reason not in FELL:
                 fuzzer.refused.append((c.id, r.kind, r.reason))
     return fuzzer
+
+
+def _helpless_next_to(battle: Battle, states: list[CombatantState], who: str, near: str) -> None:
+    """Paralyze ``who`` for the fight on a free square next to ``near``."""
+    victim = next(c for c in states if c.profile.spec.name == who)
+    other = next(c for c in states if c.profile.spec.name == near)
+    taken = {cell for c in states if c is not victim for cell in footprint(MAP, c.pos, c.space)}
+    r0, c0 = MAP.rc(other.pos)
+    victim.pos = next(
+        MAP.cell(r, c)
+        for r in range(r0 - 1, r0 + 2)
+        for c in range(c0 - 1, c0 + 2)
+        if MAP.in_bounds(r, c) and MAP.move_cost[MAP.cell(r, c)] and MAP.cell(r, c) not in taken
+    )
+    give_condition(battle.fight, victim, "paralyzed", None, effect="test")
 
 
 def test_every_option_is_what_the_engine_verifies_and_is_never_refused():

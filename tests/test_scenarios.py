@@ -203,3 +203,65 @@ def test_confused_starting_condition(capsys):
         "3 pillard n'est plus confus",
     ]
     assert not any("confus" in line for line in raider[6:])
+
+
+def test_cleric_heals_a_dying_ally(capsys):
+    lines = transcript(capsys, "cleric_heals_dying_ally")
+    fall = lines.index("3 garde tombe, mourant (-3 pv)")
+    # the next turn the cleric touches it (cure light wounds: harmless on an ally, no
+    # save, no die), which provokes from the adjacent brute; 1d8 + 3 brings it to 7
+    assert lines[fall + 1 : fall + 6] == [
+        "4 clerc lance soins légers sur garde (niveau 1, 2 emplacements restants)",
+        "4 brute attaque d'opportunité contre clerc (lance un sort)",
+        "4 brute sword vs clerc d20=10+4=14 CA 16 -> RATÉ",
+        "4 garde soins légers : inoffensif, aucun jet",
+        "4 garde soins légers (clerc) : +10 pv (7/20 pv)",
+    ]
+    # conscious again, it fights on its own turn
+    assert lines[fall + 6].startswith("4 garde sword vs brute")
+    assert sum("lance soins légers" in line for line in lines) == 2
+
+
+def test_a_wizards_sleep_ends_the_fight(capsys):
+    lines = transcript(capsys, "wizard_sleep")
+    # a one-round spell: begun in round 1, nothing happens until the wizard's next turn
+    begun = lines.index("1 magicien commence à lancer sommeil en (2,9) (niveau 1, 2 emplacements "
+                        "restants)")  # fmt: skip
+    assert not any("endormi" in line for line in lines[:begun])
+    # hurt in between by an arrow: concentration against 10 + 4 + 1
+    i = lines.index("2 magicien finit de lancer sommeil")
+    assert lines[i - 1].startswith("2 magicien blessé en incantant (4 dégâts) (sommeil) : "
+                                   "concentration")  # fmt: skip
+    assert lines[i + 1] == "2 magicien sommeil : 10 cases, touche goblin, goblin-2, goblin-3"
+    # each goblin (1 HD of the 4) saves on its own; all three fail and fall asleep
+    assert sum(line.endswith("devient endormi (30 rounds) (sommeil)") for line in lines) == 3
+    assert lines[-1] == "combat terminé : victoire de players en 2 rounds"
+
+
+def test_a_cone_and_a_line_cut_by_walls(capsys):
+    lines = transcript(capsys, "cone_and_line_walls")
+    # the cone east of the wizard: the raider north of the wall square (pillard) is
+    # within 15 ft but has no line of effect from the cone's corner
+    assert "1 magicien cône de flammes : 6 cases, touche pillard-2, pillard-3" in lines
+    # the line along pillard-3's row stops at the wall square: pillard-4 is spared
+    assert "2 magicien trait de foudre : 4 cases, touche pillard-3" in lines
+    assert not any(line.startswith(("1 pillard ", "2 pillard-4 ")) for line in lines[5:])
+    # per creature: a success halves, a failure takes it all
+    assert "1 pillard-2 cône de flammes (magicien) : 6 dégâts (moitié de 12 : sauvegarde " \
+        "réussie) (14/20 pv)" in lines  # fmt: skip
+
+
+def test_a_ray_misses_on_concealment(capsys):
+    lines = transcript(capsys, "ray_concealment")
+    # a ranged touch attack against touch AC; the hit is followed by the d100 of
+    # the displaced raider's 50 % concealment
+    assert (
+        "2 magicien rayon de givre (contact à distance) vs pillard d20=12+3=15 CA 10 (contact) "
+        "-> TOUCHÉ, mais camouflage : d100=22 ≤ 50 % -> RATÉ"
+    ) in lines
+    i = lines.index("3 magicien lance rayon de givre sur pillard (niveau 0, à volonté)")
+    assert lines[i + 4 : i + 6] == [
+        "3 magicien rayon de givre (contact à distance) vs pillard d20=7+3=10 CA 10 (contact) "
+        "-> TOUCHÉ",
+        "3 pillard rayon de givre (magicien) : 1 dégât (19/20 pv)",
+    ]

@@ -49,6 +49,7 @@ def run(capsys, args):
         ("rules:\n  - iff: {}\n    do: wait\n", "vouliez-vous dire « if » ?"),
         ("fallback: flee\nrules:\n  - do: wait\n", "fallback"),
         ("rules: [\n", "YAML invalide"),
+        ("rules:\n  - do: attack\n    spell: sleep\n", "« spell » n'a de sens qu'avec cast_spell"),
     ],
 )
 def test_bad_scripts_are_data_errors(text, needle):
@@ -241,3 +242,42 @@ def test_encounter_paths_are_relative_to_the_file():
     players = dict(loaded.sides)["players"]
     assert str(players[0][1]) == "scripted:data/scripts/goblin_archer.yaml"
     assert str(players[1][1]) == "heuristic"
+
+
+def test_a_script_casts_at_the_target_it_selects():
+    """``cast_spell`` picks among the menu's casts: a spell by name, at an enemy
+    selected as usual, at a dying ally, or the first placement of an area."""
+    from builders import battle, make_map, make_profile, state
+
+    from engine.content.actions import CastSpellAction
+    from policies.scripted import ScriptedPolicy
+
+    gmap = make_map(["..........", "..........", ".........."])
+    mage = make_profile(name="Mage", level=3, casting_ability="int", spell_slots={"1": 2},
+                        spells=["cure light wounds", "magic missile", "sleep"],
+                        abilities={"str_score": 10, "dex_score": 10, "con_score": 10,
+                                   "int_score": 14})  # fmt: skip
+    m = state("mage", "a", mage, gmap, (1, 0))
+    ally = state("ally", "a", make_profile(name="Ally", hp_max=10), gmap, (1, 1), 1, hp=-2)
+    weak = state("weak", "b", make_profile(name="Weak", hp_max=3), gmap, (0, 8), 2)
+    strong = state("strong", "b", make_profile(name="Strong", hp_max=30), gmap, (2, 8), 3)
+    b = battle(gmap, [m, ally, weak, strong])
+
+    def plan(text: str):
+        return ScriptedPolicy(parse_script(text)).decide(b.observe(m)).actions
+
+    cast = "rules:\n  - do: cast_spell\n    spell: {}\n    target: {}\n"
+    assert plan(cast.format("cure light wounds", "dying_ally")) == (
+        CastSpellAction(spell_name="cure-light-wounds", target_id="ally"),
+    )
+    assert plan(cast.format("Magic Missile", "strongest")) == (
+        CastSpellAction(spell_name="magic-missile", target_id="strong"),
+    )
+    (sleep,) = plan(cast.format("sleep", "area"))
+    assert isinstance(sleep, CastSpellAction) and sleep.target_pos is not None
+    # no dying ally: the rule does not apply, the fallback plays
+    ally.hp = 5
+    ally.refresh()
+    assert (
+        plan(cast.format("cure light wounds", "dying_ally") + "fallback: wait\n")[0].kind == "wait"
+    )

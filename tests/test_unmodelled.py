@@ -30,6 +30,8 @@ from engine.content.modelled import (
     feature_status,
     unmodelled,
 )
+from engine.content.spellbook import build_spellbook
+from engine.content.spells import default_registry
 from engine.core.errors import DataError
 from engine.rules.skills import SKILL_ROLL
 from harness.cli.main import main
@@ -68,37 +70,17 @@ def test_the_shipped_monsters_list_only_what_no_rule_plays() -> None:
     quick = [load_combatant(monsters / f"{name}.json") for name in ("goblin", "orc", "troglodyte")]
     assert unmodelled(quick) == ()
     shipped = [load_combatant(p) for p in sorted(monsters.glob("*.json"))]
+    lich = next(p for p in shipped if p.spec.name == "Lich")
+    # its spells are played but those it cannot cast, each with its reason
+    book = build_spellbook(lich.spec, default_registry())
+    assert book.known and book.unplayable
     assert [(u.creature, u.name) for u in unmodelled(shipped)] == [
         ("Ghoul", "Channel Resistance +2"),
         *[
             ("Lich", name)
             for name in (
-                "spell_slots",
-                "spells",
-                # the spells of its list the registry does not model
-                *(
-                    f"spells « {spell} »"
-                    for spell in (
-                        "detect magic",
-                        "read magic",
-                        "darkness",
-                        "see invisibility",
-                        "spectral hand",
-                        "dispel magic",
-                        "suggestion",
-                        "vampiric touch",
-                        "dimension door",
-                        "enervation",
-                        "fire shield",
-                        "wall of ice",
-                        "cloudkill",
-                        "circle of death",
-                        "globe of invulnerability",
-                    )
-                ),
-                "casting_ability",
+                *(f"spells « {name} »" for name, _ in book.unplayable),
                 "metamagic_feats",
-                "arcane_caster",
                 "carried_items",
                 "Craft Wondrous Item",
                 "Improved Lightning Reflexes",
@@ -190,22 +172,22 @@ def test_every_feature_a_rule_or_a_policy_tests_is_in_the_registry() -> None:
 
 def test_unmodelled_fields_are_listed_when_given() -> None:
     every = {
-        "spell_resistance": 12,
-        "spell_slots": {"1": 2},
-        "spells": ["bless"],
-        "casting_ability": "wis",
         "metamagic_feats": ["Extend Spell"],
-        "arcane_caster": True,
-        "armor_spell_failure": 10,
         "resources": {"ki": 2},
         "carried_items": ["potion"],
         "summon_duration": 3,
     }
     assert set(every) == {name for name, _ in UNMODELLED_FIELDS}
     assert listed(**every) == [("field", name) for name, _ in UNMODELLED_FIELDS]
-    # their defaults (and slots or resources all at zero) say nothing
-    quiet = {"spell_slots": {"1": 0}, "resources": {"ki": 0}, "arcane_caster": False}
-    assert listed(spells=[], armor_spell_failure=0, **quiet) == []
+    # their defaults (and resources all at zero) say nothing
+    assert listed(resources={"ki": 0}) == []
+    # the casting fields are played: a castable spell and its casting data say nothing
+    casting = {"spell_resistance": 12, "spell_slots": {"1": 2}, "casting_ability": "wis",
+               "arcane_caster": True, "armor_spell_failure": 10}  # fmt: skip
+    assert listed(spells=["magic missile"], **casting) == []
+    # a name the registry does not know is listed, with why
+    (item,) = unmodelled([profile(spells=["magic missile", "zzyzx qwerty"])])
+    assert (item.name, item.why) == ("spells « zzyzx qwerty »", "sort inconnu « zzyzx qwerty »")
     attacks = copy.deepcopy(ORC["attacks"])
     attacks[1].update(hardness=5, hit_points=2)
     assert listed(attacks=attacks) == [
@@ -217,16 +199,16 @@ def test_unmodelled_fields_are_listed_when_given() -> None:
 
 def test_each_datum_once_in_the_order_of_the_combatants_and_their_files() -> None:
     shaman = profile(name="Shaman", features=["Power Attack", "Toughness", "Cleave"],
-                     spells=["bless"])  # fmt: skip
+                     spells=["zzyzx qwerty"])  # fmt: skip
     brute = profile(name="Brute", features=["Cleave", "Power Attack"])
     once = unmodelled([shaman, brute, shaman, brute])
     assert [(u.creature, u.name) for u in once] == [
-        ("Shaman", "spells"), ("Shaman", "Power Attack"), ("Shaman", "Cleave"),
+        ("Shaman", "spells « zzyzx qwerty »"), ("Shaman", "Power Attack"), ("Shaman", "Cleave"),
         ("Brute", "Cleave"), ("Brute", "Power Attack"),
     ]  # fmt: skip
     assert unmodelled([shaman, brute, shaman, brute]) == once
     assert [u.creature for u in unmodelled([brute, shaman])][:2] == ["Brute", "Brute"]
-    assert once[0] == Unmodelled("Shaman", "field", "spells", once[0].why)
+    assert once[0] == Unmodelled("Shaman", "field", "spells « zzyzx qwerty »", once[0].why)
 
 
 # --------------------------------------------------------------------------- errors instead
@@ -286,7 +268,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, dict[
     shaman.write_text(
         json.dumps(orc(name="Shaman", features=["Power Attack", "Weapon Focus (falchion)",
                                                 "Multiattack", "Cleave"],
-                       spells=["bless"], spell_slots={"1": 1})),
+                       spells=["zzyzx qwerty"], spell_slots={"1": 1})),
         encoding="utf-8",
     )  # fmt: skip
     stats, page = tmp_path / "stats.json", tmp_path / "rapport.html"
@@ -304,14 +286,13 @@ def test_the_reports_list_each_datum_once(
     out, report, page = _run(tmp_path, capsys)
     section = out.split("=== Non modélisé ===\n", 1)[1]
     assert section.splitlines()[1:] == [
-        "- Shaman, spell_slots, spells — lancement de sorts pas encore joué",
+        "- Shaman, spells « zzyzx qwerty » — sort inconnu « zzyzx qwerty »",
         "- Shaman, « Power Attack », « Cleave » — aucune règle ne le lit",
     ]
     assert out.count("Power Attack") == 1 and "Weapon Focus" not in out
     assert "Multiattack" not in out
     assert [(r["creature"], r["kind"], r["name"]) for r in report["unmodelled"]] == [
-        ("Shaman", "field", "spell_slots"),
-        ("Shaman", "field", "spells"),
+        ("Shaman", "field", "spells « zzyzx qwerty »"),
         ("Shaman", "feature", "Power Attack"),
         ("Shaman", "feature", "Cleave"),
     ]

@@ -359,6 +359,23 @@ class Reason(StrEnum):
     CANNOT_ACT = "cannot_act"
     #: extension: a coup de grâce on a target that is not helpless (SRD « Coup de Grâce »)
     NOT_HELPLESS = "not_helpless"
+    #: extension: ``cast_spell`` of a spell the caster does not know
+    UNKNOWN_SPELL = "unknown_spell"
+    #: extension: ``cast_spell`` of a spell the caster knows but the engine does not
+    #: play (listed « non modélisé »)
+    SPELL_NOT_MODELLED = "spell_not_modelled"
+    #: extension: a target the spell cannot take (an enemy for a spell on a willing
+    #: creature, a creature its ``affects`` excludes, another creature for a
+    #: personal spell)
+    INVALID_TARGET = "invalid_target"
+    #: extension: ``cast_spell`` with ``metamagic`` (not modelled yet)
+    METAMAGIC_NOT_MODELLED = "metamagic_not_modelled"
+    #: extension: the spell was cast (its slot spent) and lost: a failed
+    #: concentration check, spell failure, or its caster fell (an ``ok`` result)
+    SPELL_LOST = "spell_lost"
+    #: extension: a one-round spell begun (an ``ok`` result): it takes effect at the
+    #: start of the caster's next turn
+    CASTING = "casting"
 
 
 REASONS = frozenset(r.value for r in Reason)

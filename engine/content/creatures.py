@@ -573,6 +573,15 @@ class Combatant(StrictModel):
     spell_slots: dict[str, int] = Field(default_factory=empty_dict)
     spells: list[str] = Field(default_factory=empty_list)
     casting_ability: Literal["int", "wis", "cha"] | None = None
+    #: its caster level, when it is not ``level`` (a multiclass caster, a monster
+    #: whose spells are cast at another level); ``None``: ``level``
+    caster_level: int | None = Field(default=None, ge=0, le=40)
+    #: its spellcasting classes, lower-case Foundry names (``wizard``, ``cleric``):
+    #: a spell is cast at the lowest level among them (``engine/content/spellbook.py``)
+    classes: list[str] = Field(default_factory=empty_list)
+    #: the level of some of its spells, by name, when neither its classes nor the
+    #: spell's lowest level say it (« cure light wounds »: 1)
+    spell_levels: dict[str, int] = Field(default_factory=empty_dict)
     metamagic_feats: list[str] = Field(default_factory=empty_list)
     arcane_caster: bool = False
     armor_spell_failure: int = Field(default=0, ge=0, le=100)
@@ -685,13 +694,21 @@ class Combatant(StrictModel):
     @field_validator("spells")
     @classmethod
     def _spells(cls, value: list[str]) -> list[str]:
-        """Each name is a spell of the registry (``data/spells``), else an error with
-        the closest spell; none twice. The registry is read only for a file that
-        lists spells."""
+        """No spell twice (names compared as ids: case and punctuation aside). The
+        names are resolved when an encounter is built, against the shipped
+        registry and the encounter's own spells (``engine/content/spellbook.py``):
+        a name neither knows is listed « non modélisé » with the closest spell."""
         if value:
-            from engine.content.spells import check_spell_names
+            from engine.content.spells import spell_key
 
-            check_spell_names(value)
+            seen: dict[str, str] = {}
+            for name in value:
+                key = spell_key(name)
+                if key in seen:
+                    raise ValueError(
+                        f"sort « {name.strip()} » donné deux fois (comme « {seen[key]} »)"
+                    )
+                seen[key] = name.strip()
         return value
 
     @field_validator("spell_slots")
@@ -703,6 +720,27 @@ class Combatant(StrictModel):
             if count < 0:
                 raise ValueError(f"emplacements de niveau {level} : nombre ≥ 0 attendu")
         return value
+
+    @field_validator("spell_levels")
+    @classmethod
+    def _spell_levels(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, level in value.items():
+            if not 0 <= level <= 9:
+                raise ValueError(f"niveau {level} pour le sort « {name} » : de 0 à 9 attendu")
+        return value
+
+    @field_validator("classes")
+    @classmethod
+    def _classes(cls, value: list[str]) -> list[str]:
+        out = [c.strip().lower() for c in value]
+        for c in out:
+            if not c or not c.replace("-", "").isalpha():
+                raise ValueError(
+                    f"classe « {c} » : un nom de classe en lettres attendu (« wizard »)"
+                )
+        if len(set(out)) != len(out):
+            raise ValueError("classe donnée deux fois")
+        return out
 
     @model_validator(mode="after")
     def _coherent(self) -> Combatant:

@@ -1,6 +1,6 @@
 """What of a combatant file the engine plays, and what it only carries.
 
-A creature file may hold data no rule reads yet: spells, resources, carried
+A creature file may hold data no rule reads yet: spells it cannot cast, resources, carried
 items, feats such as *Power Attack*. Such data is never silently ignored
 (``docs/rules.md``, « Unmodelled data »): a misspelled field or skill name is an
 error of the loader (refused with the closest known name), and what
@@ -21,11 +21,9 @@ This module is the one registry of that judgement:
   total of each skill they raise that the engine rolls (:data:`ROLLED_SKILLS`);
 * :data:`UNMODELLED_FIELDS` and :data:`UNMODELLED_ATTACK_FIELDS`: the fields the
   engine accepts without playing them, each with why, listed when the file gives
-  them a value. When a rule comes to read one, its row goes; the casting fields
-  (:data:`CASTING_FIELDS`) go when :func:`casting_played` says so;
-* the spells of a file's ``spells`` that the registry (:mod:`engine.content.spells`)
-  knows but does not model, each with its reason (:func:`spell_gaps`): an
-  unknown spell is an error of the loader.
+  them a value. When a rule comes to read one, its row goes (the casting fields
+  went: a creature's spells are played, and each one it cannot cast is listed
+  with why, from its :class:`~engine.content.spellbook.Spellbook`).
 
 Every other feature is « non modélisé ». Fields that are labels (``name``,
 ``source``, ``notes``, ``cr``, ``xp``, ``level``) or that rules read whenever
@@ -44,9 +42,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
-from typing import Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from engine.content.creatures import Combatant, CombatantProfile, skill_name
+
+if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
+    from engine.content.spellbook import Spellbook
 
 #: feats and features a rule reads (``profile.features``), and where
 READ_FEATURES: dict[str, str] = {
@@ -108,36 +109,12 @@ SKILL_FEATS: dict[str, tuple[str, ...]] = {
 #: the skills some rule rolls (``engine.rules.skills.SKILL_ROLL``; a test keeps them equal)
 ROLLED_SKILLS = frozenset({"acrobatics", "perception", "stealth"})
 
-#: why a creature's spells, slots and casting ability are listed while the engine
-#: does not cast
-NO_CASTING = "lancement de sorts pas encore joué"
-_NO_SPELLS = NO_CASTING
-
-#: the fields only casting reads: listed while :func:`casting_played` is false
-CASTING_FIELDS = frozenset({"spell_slots", "spells", "casting_ability"})
-
-
-def casting_played() -> bool:
-    """Whether the engine casts the spells of creature files. ``False`` until
-    casting lands: its rules flip it (and remove from :data:`UNMODELLED_FIELDS` the
-    rows of the other fields they come to read, such as ``metamagic_feats``).
-    While it is false, a creature's ``spells`` (with its ``spell_slots`` and
-    ``casting_ability``) are listed « lancement de sorts pas encore joué »; either
-    way, each spell the registry knows but does not model is listed with its reason
-    (:func:`spell_gaps`)."""
-    return False
-
-
 #: fields accepted without effect, in the order of :class:`~engine.content.creatures.Combatant`,
-#: each with why (French); listed when the file gives it a value
+#: each with why (French); listed when the file gives it a value. (A creature's
+#: ``spells`` are played: each one it cannot cast is listed by :func:`unmodelled`
+#: with its own reason, from its :class:`~engine.content.spellbook.Spellbook`.)
 UNMODELLED_FIELDS: tuple[tuple[str, str], ...] = (
-    ("spell_resistance", "aucune règle de résistance à la magie (pas de sorts)"),
-    ("spell_slots", _NO_SPELLS),
-    ("spells", _NO_SPELLS),
-    ("casting_ability", _NO_SPELLS),
-    ("metamagic_feats", _NO_SPELLS),
-    ("arcane_caster", "pas d'échec des sorts profanes (pas de sorts)"),
-    ("armor_spell_failure", "pas d'échec des sorts profanes (pas de sorts)"),
+    ("metamagic_feats", "la métamagie n'est pas encore jouée"),
     ("resources", "aucune capacité ne dépense ces réserves"),
     ("carried_items", "aucun objet n'est utilisé en combat"),
     ("summon_duration", "pas de convocation"),
@@ -209,26 +186,41 @@ class Unmodelled(NamedTuple):
         return {"creature": self.creature, "kind": self.kind, "name": self.name, "why": self.why}
 
 
-def unmodelled(profiles: Iterable[CombatantProfile]) -> tuple[Unmodelled, ...]:
+def unmodelled(
+    profiles: Iterable[CombatantProfile],
+    spellbooks: Iterable[Spellbook | None] | None = None,
+) -> tuple[Unmodelled, ...]:
     """The data of ``profiles`` that no rule plays, each once: in the order of the
-    combatants, then of their files (fields, attacks, features).
+    combatants, then of their files (fields, the spells it cannot cast, attacks,
+    features). ``spellbooks``: each profile's resolved spells (an encounter's
+    placements hold them); without them, a profile's spells are resolved against
+    the shipped registry.
 
     >>> from engine.content.creatures import parse_combatant
     >>> import json, pathlib
     >>> doc = json.loads(pathlib.Path("data/monsters/orc.json").read_text())
     >>> doc["features"] += ["Power Attack", "Multiatack"]
-    >>> doc["spells"] = ["bless"]
+    >>> doc["spells"] = ["magic missile", "magic misile", "darkness"]
     >>> for u in unmodelled([parse_combatant(json.dumps(doc))] * 2):
-    ...     print(u.kind, u.name, "—", u.why)
-    field spells — lancement de sorts pas encore joué
+    ...     print(u.kind, u.name, "—", u.why)  # doctest: +NORMALIZE_WHITESPACE
+    field spells « magic misile » — sort inconnu « magic misile »
+        (vouliez-vous dire « Magic Missile » ?)
+    field spells « darkness » — ténèbres : aucune règle de lumière ni de camouflage dans une zone
     feature Power Attack — aucune règle ne le lit
     feature Multiatack — aucune règle ne le lit (vouliez-vous dire « multiattack » ?)
     """
     seen: set[Unmodelled] = set()
     out: list[Unmodelled] = []
+    books = iter(spellbooks) if spellbooks is not None else None
     for profile in profiles:
         spec = profile.spec
-        for kind, name, why in _gaps(spec):
+        book = next(books) if books is not None else None
+        if book is None and spec.spells:
+            from engine.content.spellbook import build_spellbook
+            from engine.content.spells import default_registry
+
+            book = build_spellbook(spec, default_registry())
+        for kind, name, why in _gaps(spec, book):
             item = Unmodelled(spec.name, kind, name, why)
             if item not in seen:
                 seen.add(item)
@@ -244,30 +236,15 @@ def _given(value: object) -> bool:
     return bool(value)
 
 
-def spell_gaps(names: Iterable[str]) -> Iterator[tuple[str, str]]:
-    """The spells of a file's ``spells`` the registry knows but does not model: each
-    as ``spells « name »`` (as the file writes it) and its reason.
-
-    >>> list(spell_gaps(["fireball", "Darkness"]))
-    [('spells « Darkness »', 'ténèbres : aucune règle de lumière ni de camouflage dans une zone')]
-    """
-    from engine.content.spells import default_registry
-
-    registry = default_registry()
-    for name in names:
-        spell = registry.resolve(name)
-        if not spell.modelled:
-            yield f"spells « {name.strip()} »", spell.reason or ""
-
-
-def _gaps(spec: Combatant) -> Iterator[tuple[Literal["field", "feature"], str, str]]:
-    played = casting_played()
+def _gaps(
+    spec: Combatant, book: Spellbook | None
+) -> Iterator[tuple[Literal["field", "feature"], str, str]]:
+    if book is not None:  # (``spells`` comes first of these fields in the file's order)
+        for name, why in book.unplayable:
+            yield "field", f"spells « {name} »", why
     for field, why in UNMODELLED_FIELDS:
-        if not (played and field in CASTING_FIELDS) and _given(getattr(spec, field)):
+        if _given(getattr(spec, field)):
             yield "field", field, why
-        if field == "spells" and spec.spells:
-            for name, reason in spell_gaps(spec.spells):
-                yield "field", name, reason
     for i, attack in enumerate(spec.attacks):
         for field, why in UNMODELLED_ATTACK_FIELDS:
             if getattr(attack, field) is not None:

@@ -21,8 +21,8 @@ AttackOutcome = Literal["miss", "concealed", "hit"]
 
 #: what provoked an attack of opportunity: leaving a threatened square, shooting
 #: from one, standing up, a Tiny creature entering the square of a bigger one,
-#: delivering a coup de grâce
-Provocation = Literal["leaves", "shoots", "stands", "enters", "coup_de_grace"]
+#: delivering a coup de grâce, casting a spell
+Provocation = Literal["leaves", "shoots", "stands", "enters", "coup_de_grace", "casts"]
 
 #: why an attack of opportunity could not be made
 Blocked = Literal["cover", "total_concealment"]
@@ -68,6 +68,16 @@ ConcentrationCause = Literal["defensive", "damage", "grappled"]
 #: why a spell fails before it takes effect: a deafened caster's verbal
 #: component, arcane spell failure on a somatic one
 SpellFailureCause = Literal["deafened", "arcane"]
+
+#: why a spell is lost after it was begun (:mod:`engine.rules.casting`; a failed
+#: concentration check or spell failure has its own event): the caster fell to an
+#: attack of opportunity, could no longer act before a one-round spell took effect,
+#: or its target is gone
+SpellLostCause = Literal["down", "cannot_act", "target_gone"]
+
+#: the ``why`` of an :class:`Immune` for a creature a spell's pool of Hit Dice
+#: does not reach (SRD « Sleep »: « HD that are not sufficient … are wasted »)
+HD_LIMIT = "hit_dice"
 
 #: a combatant's change of state after damage: dead, destroyed (no Constitution),
 #: dying, disabled, unconscious from nonlethal damage
@@ -532,3 +542,107 @@ class SpellFailure(Event):
     d100: int
     chance: int
     failed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SpellCast(Event):
+    """``actor`` casts ``spell`` (its French name; ``spell_id``) of ``level``, at
+    ``target`` (a creature id) or ``point`` (the ``(row, column)`` square that aims
+    its area), ``defensive``: casting defensively; ``slots_left``: of that level,
+    ``None`` for a cantrip; ``begun``: a one-round spell, which takes effect at the
+    start of its next turn."""
+
+    spell: str
+    spell_id: str
+    level: int
+    target: str | None
+    point: tuple[int, int] | None
+    defensive: bool
+    slots_left: int | None
+    begun: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SpellFinished(Event):
+    """``actor`` finishes casting the one-round ``spell`` begun on its last turn."""
+
+    spell: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpellLost(Event):
+    """``actor``'s ``spell`` is lost (``cause``: :data:`SpellLostCause`)."""
+
+    spell: str
+    cause: SpellLostCause
+
+
+@dataclass(frozen=True, slots=True)
+class SpellArea(Event):
+    """``actor``'s ``spell`` fills ``squares`` squares of its area and catches the
+    creatures ``caught`` (ids, in the encounter's order; the dead left out)."""
+
+    spell: str
+    squares: int
+    caught: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SpellAttack(Event):
+    """``actor``'s touch attack (melee or ranged: ``ranged``) with ``spell`` against
+    ``target``, as an :class:`Attack` without its damage (the spell's effects follow
+    as their own events)."""
+
+    target: str
+    spell: str
+    ranged: bool
+    roll: RollRecord
+    ac: int
+    ac_notes: tuple[str, ...]
+    outcome: AttackOutcome
+    confirm: RollRecord | None = None
+    multiplier: int = 1
+    d100: int = 0
+    miss_chance: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SpellResistance(Event):
+    """``caster``'s caster level check (``roll``: d20 + caster level) against
+    ``actor``'s spell resistance ``sr`` to affect it with ``spell``; ``resisted``:
+    the total is lower, the spell does nothing to it."""
+
+    spell: str
+    caster: str
+    sr: int
+    roll: RollRecord
+    resisted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SpellDamage(Event):
+    """``actor`` takes ``damage`` from ``source``'s ``spell`` (one component, or one
+    missile): ``amount`` rolled, ``halved`` by a successful save (rounded down),
+    ``energy_notes`` the energy resistances and immunities that reduced it (never
+    damage reduction); its state after."""
+
+    spell: str
+    source: str
+    amount: int
+    damage: int
+    halved: bool
+    energy_notes: tuple[str, ...]
+    hp: int
+    hp_max: int
+    nonlethal: int
+    life: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpellBuff(Event):
+    """``actor`` gains ``spell``'s modifiers (``(stat, value, bonus type)``, stats as
+    the spell files name them) for ``rounds`` rounds (``None``: the rest of the fight)."""
+
+    spell: str
+    modifiers: tuple[tuple[str, int, str], ...]
+    rounds: int | None

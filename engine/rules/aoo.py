@@ -31,7 +31,10 @@
 * **Entering an enemy's square**: a Tiny or smaller creature entering a bigger
   enemy's square provokes from that enemy (:func:`provoke_entering`).
 
-Not modelled yet (see ``docs/rules.md``): casting, combat maneuvers.
+* **Casting a spell** (:mod:`engine.rules.casting`) provokes like a shot, from every
+  enemy that threatens the caster, unless it casts defensively.
+
+Not modelled yet (see ``docs/rules.md``): combat maneuvers.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ LEAVES: Provocation = "leaves"
 SHOOTS: Provocation = "shoots"
 STANDS: Provocation = "stands"
 ENTERS: Provocation = "enters"
+CASTS: Provocation = "casts"
 
 
 def opportunities(

@@ -87,9 +87,12 @@ def grapple_dc(grappler_cmb: int, spell_level: int) -> int:
 
 
 def caster_level(caster: CombatantState) -> int:
-    """Its caster level: its file's ``level`` (the files hold no other; a multiclass
-    caster's caller passes its own)."""
-    return caster.profile.spec.level
+    """Its caster level: its spellbook's (:mod:`engine.content.spellbook`), else its
+    file's ``caster_level``, else its ``level``."""
+    if caster.casting is not None:
+        return caster.casting.book.caster_level
+    spec = caster.profile.spec
+    return spec.caster_level if spec.caster_level is not None else spec.level
 
 
 def casting_modifier(caster: CombatantState) -> Modifier | None:

@@ -24,7 +24,8 @@ kept while its slot is free; the others are answered with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from engine.content.actions import Action, ActionResult, Reason, Slot
 from engine.rules.table import ACTIONS
@@ -40,6 +41,7 @@ def filter_plan(
     surprise: bool = False,
     swift_available: bool = True,
     nauseated: bool = False,
+    cast_slot: Callable[[Any], Slot | None] | None = None,
 ) -> tuple[list[bool], list[ActionResult | None]]:
     """Which actions of a plan fit the budget.
 
@@ -53,6 +55,10 @@ def filter_plan(
 
     ``nauseated`` (SRD « Nauseated »): a single move action (not a 5-foot step)
     and nothing else but waiting; the rest is dropped with ``downgraded:nauseated``.
+
+    ``cast_slot`` (a caster's :meth:`engine.state.casting.Casting.slot_of`): the slot
+    of each ``cast_spell`` from its spell's casting time (``None``: too long for a
+    fight, dropped with ``downgraded:cast_time``); without it, a cast is standard.
 
     Returns a keep-mask and, for each dropped action, its ``ActionResult``.
     """
@@ -85,7 +91,19 @@ def filter_plan(
                 drop(action, Reason.DOWNGRADED_NAUSEATED)
             continue
         moves = row.moves
-        if staggered:  # one action: its slot for that (a withdraw is a standard action)
+        if cast_slot is not None and kind == "cast_spell":  # (only casters pass one)
+            cast = cast_slot(action)
+            if cast is None:
+                drop(action, Reason.DOWNGRADED_CAST_TIME)
+                continue
+            if staggered and (cast is _FULL_ROUND or (surprise and cast is _SWIFT)):
+                drop(action, single_reason)
+                continue
+            if staggered and cast in (_STANDARD, _MOVE) and single_used:
+                drop(action, single_reason)
+                continue
+            slot = cast
+        elif staggered:  # one action: its slot for that (a withdraw is a standard action)
             slot = row.one_action_slot
             if slot is _FULL_ROUND or (surprise and slot is _SWIFT):
                 drop(action, single_reason)

@@ -23,8 +23,8 @@ in the budget and answered ``unsupported_kind``.
 (<Slot.FULL_ROUND: 'full_round'>, True)
 >>> ACTIONS["withdraw"].one_action_slot
 <Slot.STANDARD: 'standard'>
->>> "cast_spell" in KINDS, "cast_spell" in IMPLEMENTED_KINDS
-(True, False)
+>>> "cast_spell" in KINDS, "cast_spell" in IMPLEMENTED_KINDS, "maneuver" in IMPLEMENTED_KINDS
+(True, True, False)
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ from engine.content.actions import (
     succeeded,
 )
 from engine.content.maps import GameMap
+from engine.rules.casting import do_cast_spell, verify_cast_spell
 from engine.rules.coup_de_grace import do_coup_de_grace, verify_coup_de_grace
 from engine.rules.moves import (
     do_charge,
@@ -159,8 +160,9 @@ STANDARD, MOVE, SWIFT, FULL_ROUND, FREE = (
     Slot.FREE,
 )
 
-#: Every kind (inventory §3.10), in the order of the Action union. ``cast_spell``
-#: will depend on the spell's casting time; standard until spells exist.
+#: Every kind (inventory §3.10), in the order of the Action union. ``cast_spell``'s
+#: slot is its spell's casting time (the budget filter asks the caster's
+#: :meth:`engine.state.casting.Casting.slot_of`); standard here.
 #: ``hide`` is a move action (SRD Stealth) and ``fight_defensively`` a free mode
 #: declaration for the attacks that follow (the seed's X4 table); an immediate
 #: action takes the turn's swift action (SRD « Immediate Actions »); a creature
@@ -178,7 +180,7 @@ _ROWS: tuple[ActionDef[Any, Any], ...] = (
     ActionDef(RunAction, FULL_ROUND, verify_run, do_run, moves=True),
     ActionDef(HideAction, MOVE, verify_hide, do_hide, refused=hide_refused),
     ActionDef(ManeuverAction, STANDARD),
-    ActionDef(CastSpellAction, STANDARD),
+    ActionDef(CastSpellAction, STANDARD, verify_cast_spell, do_cast_spell),
     ActionDef(ChannelEnergyAction, STANDARD),
     ActionDef(HexAction, STANDARD),
     ActionDef(DeedAction, SWIFT),

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.content.creatures import CombatantProfile
 from engine.content.maps import Cell, GameMap
 from engine.content.space import fits, footprint
 from engine.core.errors import EncounterError, suggestion
+from engine.state.casting import Casting
 from engine.state.deployment import (
     FACING_FR,
     SHAPE_FR,
@@ -41,6 +43,9 @@ from engine.state.deployment import (
 )
 from engine.state.state import CombatantState
 
+if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
+    from engine.content.spellbook import Spellbook, SpellSource
+
 
 @dataclass(frozen=True, slots=True)
 class Placement:
@@ -48,6 +53,8 @@ class Placement:
     side: str
     profile: CombatantProfile
     cell: Cell
+    #: its spells, resolved when the encounter is built (``None``: it casts nothing)
+    spellbook: Spellbook | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +65,17 @@ class Encounter:
     #: side names in deployment order
     sides: tuple[str, ...]
     placements: tuple[Placement, ...]
+    #: the indices of the placements with spells
+    casters: tuple[int, ...] = ()
+    #: where its creatures' spells were resolved (``None``: the shipped registry)
+    spells: SpellSource | None = None
 
     def side_size(self, side: str) -> int:
         return sum(1 for p in self.placements if p.side == side)
 
     def fresh_states(self, *, monsters_die_at_zero: bool = False) -> list[CombatantState]:
         """New runtime states for one fight."""
-        return [
+        states = [
             CombatantState(
                 id=p.id,
                 side=p.side,
@@ -77,14 +88,25 @@ class Encounter:
             )
             for i, p in enumerate(self.placements)
         ]
+        for i in self.casters:  # each fight starts again from the files' slots
+            book = self.placements[i].spellbook
+            assert book is not None
+            states[i].casting = Casting(book)
+        return states
 
 
 def build_encounter(
     gmap: GameMap,
     sides: Sequence[tuple[str, Sequence[CombatantProfile]]],
     deployments: Mapping[str, Deployment] | None = None,
+    *,
+    spells: SpellSource | None = None,
 ) -> Encounter:
     """Check the sides against the map's deployment and place every combatant.
+
+    The spells of every creature that lists some are resolved against ``spells``
+    (default: the shipped registry, ``data/spells``) into its
+    :class:`~engine.content.spellbook.Spellbook`, once per creature file.
 
     ``deployments`` replaces the map zone of some sides (:mod:`engine.state.deployment`):
     the sides that keep their map zone are placed first, then the others, so an
@@ -122,6 +144,7 @@ def build_encounter(
     counts: dict[str, int] = {}
     used: set[str] = set()
     placements: list[Placement] = []
+    books: dict[int, Spellbook] = {}
     for side in deployment:
         for profile, cell in zip(given[side], starts[side], strict=True):
             base = profile.base_id
@@ -131,8 +154,22 @@ def build_encounter(
                 counts[base] += 1
                 ident = f"{base}-{counts[base]}"
             used.add(ident)
-            placements.append(Placement(ident, side, profile, cell))
-    return Encounter(gmap, tuple(deployment), tuple(placements))
+            book: Spellbook | None = None
+            if profile.spec.spells:
+                book = books.get(id(profile))
+                if book is None:
+                    book = books[id(profile)] = _spellbook(profile, spells)
+            placements.append(Placement(ident, side, profile, cell, book))
+    casters = tuple(i for i, p in enumerate(placements) if p.spellbook is not None)
+    return Encounter(gmap, tuple(deployment), tuple(placements), casters, spells)
+
+
+def _spellbook(profile: CombatantProfile, spells: SpellSource | None) -> Spellbook:
+    """``profile``'s spells resolved against ``spells`` (default: the shipped registry)."""
+    from engine.content.spellbook import build_spellbook
+    from engine.content.spells import default_registry
+
+    return build_spellbook(profile.spec, spells if spells is not None else default_registry())
 
 
 def _fill(

@@ -27,6 +27,7 @@ from engine.content.space import footprint, inflate, may_share
 from engine.core.events import Event, LifeChange, LifeChangeKind
 from engine.core.rng import Rng
 from engine.geometry.reach import Presence
+from engine.state.casting import Casting
 from engine.state.conditions import HELPLESS as _HELPLESS
 from engine.state.state import CombatantState
 
@@ -75,6 +76,8 @@ class Mover(Presence, Protocol):
     @property
     def profile(self) -> CombatantProfile: ...
     @property
+    def dead(self) -> bool: ...
+    @property
     def speed_ft(self) -> int: ...
     @property
     def staggered(self) -> bool:
@@ -94,6 +97,11 @@ class Mover(Presence, Protocol):
     @property
     def cond(self) -> int:
         """The :class:`~engine.state.effects.Cond` bits of its effects."""
+        ...
+
+    @property
+    def casting(self) -> Casting | None:
+        """Its spells and slots left, ``None`` when it casts nothing."""
         ...
 
 

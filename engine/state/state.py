@@ -8,6 +8,7 @@ from engine.content.actions import ActionResult
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
 from engine.core.checks import RollRecord
+from engine.state.casting import Casting
 from engine.state.conditions import HALF_SPEED as _HALF_SPEED
 from engine.state.conditions import NO_THREAT as _NO_THREAT
 from engine.state.conditions import STAGGERED as _STAGGERED
@@ -144,6 +145,9 @@ class CombatantState(LifeStates):
     melee_swings: int = 0
     #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
     active: bool = True
+    #: its spells, slots left and a spell being cast (:mod:`engine.state.casting`);
+    #: ``None`` for a creature that casts nothing
+    casting: Casting | None = None
 
     #: squares per side of its space, anchored on ``pos`` (:mod:`engine.content.space`);
     #: copied from the profile (a plain attribute: read in every geometric test)

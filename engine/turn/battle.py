@@ -47,6 +47,7 @@ from engine.core.events import (
 from engine.core.rng import Rng
 from engine.rules import readiness
 from engine.rules.auras import aura_turn
+from engine.rules.casting import finish_cast
 from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
 from engine.rules.fleeing import flee_turn
@@ -131,7 +132,7 @@ class Battle:
         self.sides = sides
         self._policies = policies
         self.round_cap = round_cap
-        self._views = {c.id: ProfileView(c.id, c.side, c.profile) for c in combatants}
+        self._views = {c.id: ProfileView(c.id, c.side, c.profile, c.casting) for c in combatants}
         self._delay_target: str | None = None
         #: the initiative order last shown to a policy, and its ids
         self._order_of: list[CombatantState] | None = None
@@ -356,6 +357,24 @@ class Battle:
                 self._tick(actor, _TURN_END)
         return over
 
+    def _finish_cast(self, actor: CombatantState) -> bool:
+        """A one-round spell begun on its last turn takes effect as ``actor``'s turn
+        starts (:func:`engine.rules.casting.finish_cast`); returns whether the fight
+        ended with it, which then ends the turn."""
+        fight = self.fight
+        fight.acting = actor
+        finish_cast(fight, actor)
+        fight.acting = None
+        if not fight.is_over():
+            return False
+        actor.has_acted = True
+        actor.last_results = ()
+        actor.turn_started = False
+        actor.immediate_used = False
+        if actor.effects.timers:
+            self._tick(actor, _TURN_END)
+        return True
+
     def _start_conditions(self, actor: CombatantState) -> bool:
         fight = self.fight
         if actor.effects.cond & _BLEEDING:  # SRD « Bleed »: before anything else
@@ -375,12 +394,15 @@ class Battle:
     def take_turn(self, actor: CombatantState) -> bool:
         """Play one turn; returns whether the actor delayed it (see :meth:`_delay`)."""
         fight = self.fight
+        casting = actor.casting
         if not actor.turn_started:  # (a delayed turn does not start again)
             actor.turn_started = True
             if actor.effects.timers:
                 self._tick(actor, _TURN_START)
             if actor.profile.auras:  # (a plain fight pays this one test)
                 aura_turn(fight, actor)
+            if casting is not None and casting.pending is not None and self._finish_cast(actor):
+                return False
             if actor.effects.cond & _AT_START and self._turn_start(actor):
                 return False
         actor.moved_this_turn = False
@@ -411,13 +433,22 @@ class Battle:
                 surprise=surprise,
                 swift_available=not actor.immediate_used,
                 nauseated=bool(budget & ONE_MOVE),
+                cast_slot=casting.slot_of if casting is not None else None,
             )
-        else:
+        elif casting is None:
             kept, results = filter_plan(
                 actions,
                 staggered=actor.staggered,
                 surprise=surprise,
                 swift_available=not actor.immediate_used,
+            )
+        else:  # a cast's slot is its casting time
+            kept, results = filter_plan(
+                actions,
+                staggered=actor.staggered,
+                surprise=surprise,
+                swift_available=not actor.immediate_used,
+                cast_slot=casting.slot_of,
             )
         out: list[ActionResult] = []
         delayed = False

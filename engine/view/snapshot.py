@@ -41,6 +41,7 @@ from engine.content.creatures import (
 )
 from engine.content.maps import Cell
 from engine.core.checks import BonusType
+from engine.state.casting import Casting
 from engine.state.conditions import (
     CONDITIONS,
     HALF_SPEED,
@@ -236,6 +237,9 @@ class ProfileView:
     id: str
     side: str
     profile: CombatantProfile
+    #: its spells and the fight's slots left (the state's own object, read when
+    #: asked: the menu asks it as the turn starts), ``None`` for a non-caster
+    casting: Casting | None = None
 
     @property
     def attacks(self) -> tuple[AttackProfile, ...]:
@@ -420,6 +424,11 @@ class CombatantView(LifeStates):
     def spells(self) -> Sequence[str]:
         """The spells its file lists (not in the JSON form)."""
         return self.static.profile.spec.spells
+
+    @property
+    def casting(self) -> Casting | None:
+        """Its spells and slots left (:mod:`engine.state.casting`; not in the JSON form)."""
+        return self.static.casting
 
     @property
     def spell_slots(self) -> dict[str, int]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.common import SIDE_SEP, UserError
@@ -24,6 +25,7 @@ from harness.cli.common import SIDE_SEP, UserError
 if TYPE_CHECKING:
     from engine.content.creatures import CombatantProfile
     from engine.content.maps import GameMap
+    from engine.content.spellbook import SpellSource
     from engine.state.encounter import Encounter
     from harness.encounter_file import LoadedEncounter, StartOverride
     from policies.registry import PolicySpec
@@ -118,7 +120,9 @@ def load_setup(
         listed = [(name, [f for f, _ in members]) for name, members in loaded.sides]
         check_sides(gmap, listed)
         _check_policy_sides(gmap, overrides)
-        encounter = build_encounter(gmap, _load_sides(listed, loaded.starts))
+        encounter = build_encounter(
+            gmap, _load_sides(listed, loaded.starts), spells=_spells(loaded.spells_dir)
+        )
         by_side = {name: [spec for _, spec in members] for name, members in loaded.sides}
         specs = _specs_in_placement_order(encounter, by_side, overrides)
         config = RunConfig(loaded.runs, loaded.seed, loaded.round_cap, loaded.simple_monster_death)
@@ -139,6 +143,19 @@ def load_setup(
     by_side = {name: [HEURISTIC] * len(files) for name, files in sides}
     specs = _specs_in_placement_order(encounter, by_side, overrides)
     return Setup(encounter, specs, map_path, dict(sides))
+
+
+def _spells(directory: str | None) -> SpellSource | None:
+    """The spells of an encounter file's own directory, then the shipped ones
+    (``None``: the shipped registry alone)."""
+    if directory is None:
+        return None
+    from engine.content.spellbook import LayeredRegistry
+    from engine.content.spells import SpellRegistry, default_registry
+
+    if not Path(directory).is_dir():
+        raise UserError(f"« spells » : dossier de sorts introuvable « {directory} »")
+    return LayeredRegistry(SpellRegistry(directory), default_registry())
 
 
 def _decode_sides(values: list[str]) -> list[tuple[str, list[str]]]:
