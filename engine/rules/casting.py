@@ -168,7 +168,7 @@ def _creature_reason(
         return Reason.INVALID_TARGET
     if not _admits(spell, target):
         return Reason.INVALID_TARGET
-    if target is actor:
+    if target.id == actor.id:
         return None
     if spell.range_kind == "touch":
         return attack_reason(
