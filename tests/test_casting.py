@@ -533,3 +533,17 @@ def test_a_fight_with_a_caster_plays_to_its_end(seed: int):
     b.fight.round = 0
     result = b.run()
     assert result.winner == "a"
+
+
+def test_a_spell_for_allies_only_spares_the_enemies_it_catches() -> None:
+    """*Bless* (`affects.side: allies`, a 50-ft burst centred on the caster): the
+    caster and its ally get +1 morale on attacks, the enemy in the burst nothing."""
+    from engine.state.effects import ATTACK
+
+    m = state("mage", "a", mage(spells=["bless"]), ROW, (0, 0))
+    ally = state("ally", "a", make_profile(name="Ally"), ROW, (0, 1), 1)
+    foe = state("foe", "b", make_profile(name="Foe"), ROW, (0, 3), 2)
+    b = battle(ROW, [m, ally, foe])
+    assert cast(b, m, spell_name="bless").ok
+    assert (m.effects.total(ATTACK), ally.effects.total(ATTACK)) == (1, 1)
+    assert foe.effects.total(ATTACK) == 0 and not foe.effects.items

@@ -143,10 +143,16 @@ def unplayable_reason(spell: Spell) -> str | None:
         return "portée donnée en mots seulement"
     if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
         return "plusieurs cibles : pas encore joué"
+    if spell.save is not None and spell.save.bonus:
+        return "bonus au jet de sauvegarde de la cible : pas encore joué"
     for effect in spell.effects:
+        if isinstance(effect, DamageEffect) and effect.halved:
+            return "demi-dégâts d'office selon la cible : pas encore joué"
         if isinstance(effect, DamageEffect | HealEffect):
             continue
         if isinstance(effect, ConditionEffect):
+            if effect.bleed or effect.whole_fight:
+                return "saignement ou condition pour tout le combat : pas encore joué"
             if effect.save_each_round or effect.ends_on_attack or effect.escape:
                 return "fin sur un jet, une attaque ou une évasion : pas encore joué"
             if not _nested(effect):

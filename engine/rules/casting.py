@@ -103,6 +103,7 @@ from engine.state.state import CombatantState
 if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
     from engine.content.spellbook import KnownSpell, Spellbook
     from engine.content.spells import (
+        Affects,
         BuffEffect,
         ConditionEffect,
         DamageEffect,
@@ -146,9 +147,20 @@ def helpful(spell: Spell) -> bool:
     return any(e.kind == "heal" for e in spell.effects)
 
 
-def _admits(spell: Spell, creature: Any) -> bool:
+def _filters(affects: Affects, creature: Any, caster: Any) -> bool:
+    """Whether ``creature`` passes ``affects`` for a spell of ``caster``: the file's
+    tests (:meth:`Affects.admits`), then its side (``allies``: the caster's side,
+    the caster included) and being below 0 hit points (``dying``)."""
     spec = creature.profile.spec
-    return spell.affects.admits(spec.creature_type, spec.alignment, spec.level)
+    if not affects.admits(spec.creature_type, spec.alignment, spec.level):
+        return False
+    if affects.side is not None and (affects.side == "allies") != (creature.side == caster.side):
+        return False
+    return affects.dying is None or affects.dying == (creature.hp < 0)
+
+
+def _admits(spell: Spell, creature: Any, caster: Any) -> bool:
+    return _filters(spell.affects, creature, caster)
 
 
 def spell_range(book: Spellbook, spell: Spell) -> int | None:
@@ -166,7 +178,7 @@ def _creature_reason(
         return Reason.TARGET_DOWN
     if spell.targeting == "ally" and target.side != actor.side:
         return Reason.INVALID_TARGET
-    if not _admits(spell, target):
+    if not _admits(spell, target, actor):
         return Reason.INVALID_TARGET
     if target.id == actor.id:
         return None
@@ -396,7 +408,7 @@ def resolve(
         fight.log.append(
             SpellArea(fight.round, caster.id, spell.label, len(cells), tuple(c.id for c in caught))
         )
-    reached = [c for c in caught if _admits(spell, c)]
+    reached = [c for c in caught if _admits(spell, c, caster)]
     if spell.hd_pool is not None:
         reached = _pool(fight, ctx, reached, aim)
     for target in reached:
@@ -558,11 +570,12 @@ def _reaches(fight: FightState, ctx: _Cast, target: CombatantState) -> bool:
     return not resisted
 
 
-def _applies(spell: Spell, effect: SpellEffect, target: CombatantState) -> bool:
-    spec = target.profile.spec
-    if not effect.affects.admits(spec.creature_type, spec.alignment, spec.level):
+def _applies(
+    spell: Spell, effect: SpellEffect, target: CombatantState, caster: CombatantState
+) -> bool:
+    if not _filters(effect.affects, target, caster):
         return False
-    return effect.kind != "condition" or effect.fits(spec.level)
+    return effect.kind != "condition" or effect.fits(target.profile.spec.level)
 
 
 def _effects(
@@ -574,7 +587,7 @@ def _effects(
         return
     spell = ctx.known.spell
     caster = ctx.caster
-    effects = [e for e in spell.effects if _applies(spell, e, target)]
+    effects = [e for e in spell.effects if _applies(spell, e, target, ctx.caster)]
     if not effects:
         return
     save = spell.save
