@@ -256,6 +256,13 @@ SHIPPED = {
     "data/monsters/lich.json": ACBreakdown(armor=4, natural_armor=5, deflection=2, dex=2),
     "data/monsters/ghoul.json": ACBreakdown(natural_armor=2, dex=2),
     "data/monsters/troglodyte.json": ACBreakdown(natural_armor=6, dex=-1),
+    "data/monsters/acolyte.json": ACBreakdown(armor=5, shield=2),
+    # mage armor cast before the fight (its notes)
+    "data/monsters/battle_mage.json": ACBreakdown(armor=4, dex=2),
+    "data/monsters/cultist.json": ACBreakdown(armor=6, shield=1, dex=1),
+    "data/monsters/mercenary_magician.json": ACBreakdown(dex=2),
+    "data/monsters/shaman.json": ACBreakdown(armor=2, dex=-1),
+    "data/monsters/street_magician.json": ACBreakdown(dex=1, dodge=1, size=1),
     "bench/devset/bugbear.json": ACBreakdown(armor=3, derived=True),
     "bench/devset/gnoll.json": ACBreakdown(armor=3, derived=True),
     # its totals are the goblin's, but it is Medium: the goblin's +1 size is left over
