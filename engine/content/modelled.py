@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # (the spell files' models are imported only when a creature 
 
 #: feats and features a rule reads (``profile.features``), and where
 READ_FEATURES: dict[str, str] = {
+    "combat casting": "concentration sur la défensive (engine/rules/concentration.py)",
     "combat reflexes": "attaques d'opportunité (engine/content/creatures.py)",
     "endurance": "course prolongée (engine/rules/readiness.py)",
     "multiattack": "attaques naturelles secondaires (engine/rules/attack.py)",

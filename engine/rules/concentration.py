@@ -115,7 +115,7 @@ def concentration_modifiers(
     ability = casting_modifier(caster)
     if ability is not None:
         mods.append(ability)
-    if combat_casting and COMBAT_CASTING in caster.profile.features:
+    if combat_casting and "combat casting" in caster.profile.features:  # (COMBAT_CASTING)
         mods.append(Modifier(COMBAT_CASTING_BONUS, "Magie de guerre"))
     return tuple(mods)
 
