@@ -28,14 +28,17 @@ spells it can cast, each at its level, and those it cannot, each with why
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
   speed, size or attacks, conditions that end on a save each round, on an
-  attack or an escape, several targets).
+  attack or an escape, several targets, a target's save bonus, damage halved by
+  the target's kind, bleeding or fight-long conditions).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
 >>> lich = load_combatant("data/monsters/lich.json")
 >>> book = build_spellbook(lich.spec, default_registry())
->>> book.caster_level, book.dc(3), [k.spell.id for k in book.known]
-(11, 19, ['magic-missile', 'fireball'])
+>>> known = [k.spell.id for k in book.known]
+>>> book.caster_level, book.dc(3), known  # doctest: +NORMALIZE_WHITESPACE
+(11, 19, ['bleed', 'ray-of-frost', 'magic-missile', 'ray-of-enfeeblement', 'mage-armor',
+          'scorching-ray', 'fireball', 'cone-of-cold'])
 >>> book.slots[3], book.melee_touch.attack_bonus, book.ranged_touch.attack_bonus
 (6, 5, 7)
 """
