@@ -13,11 +13,9 @@ from html import escape
 from typing import Any
 
 from harness.report import (
-    ATTRITION_HEADERS,
-    ATTRITION_NUMERIC,
     UNMODELLED_INTRO,
     UNMODELLED_TITLE,
-    attrition_rows,
+    attrition_table,
     band,
     pct,
     unmodelled_rows,
@@ -226,7 +224,7 @@ def render_html(report: dict[str, Any], narrative: Any = None) -> str:
         ],
         {1, 2, 3, 4, 5},
     )
-    attrition = _table(list(ATTRITION_HEADERS), attrition_rows(report), set(ATTRITION_NUMERIC))
+    attrition = _table(*attrition_table(report))
     analysis = ""
     if narrative is not None:
         paragraphs = "".join(f"<p>{escape(line)}</p>" for line in narrative.lines)

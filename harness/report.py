@@ -10,7 +10,12 @@ table. Attrition columns (means per fight, over every fight, draws included):
   (:func:`engine.rules.healing.heal`: capped at each target's maximum, the overheal
   not counted, never counted as damage);
 * **Hors de combat** — share of fights the combatant ended unable to act
-  (dying, stable, dead); **Morts** — share of fights it ended dead.
+  (dying, stable, dead); **Morts** — share of fights it ended dead;
+* when some combatant cast a spell or inflicted a condition (else the table keeps
+  its layout): **Sorts lancés** — spells it began to cast, lost ones included;
+  **Emplacements dépensés** — spell slots spent (cantrips are free);
+  **États infligés** — table conditions it gave other creatures that took hold
+  (a save, an immunity or a worse condition already held gives none).
 """
 
 from __future__ import annotations
@@ -72,7 +77,8 @@ def render_report(report: dict[str, Any]) -> str:
     lines.append(f"Rounds moyens : {report['rounds']['mean']:.1f}")
     lines.append("")
     lines.append("=== Attrition moyenne par combat ===")
-    lines += table(list(ATTRITION_HEADERS), attrition_rows(report), right=set(ATTRITION_NUMERIC))
+    headers, rows, numeric = attrition_table(report)
+    lines += table(headers, rows, right=numeric)
     lines += unmodelled_lines(report)
     llm = report.get("llm")
     if llm:
@@ -202,6 +208,36 @@ ATTRITION_HEADERS = (
 )
 #: its right-aligned (numeric) columns
 ATTRITION_NUMERIC = frozenset(range(2, 9))
+#: the columns added when a combatant cast a spell or inflicted a condition:
+#: (header, counter)
+MAGIC_COLUMNS = (
+    ("Sorts lancés", "spells_cast"),
+    ("Emplacements dépensés", "slots_spent"),
+    ("États infligés", "conditions_inflicted"),
+)
+
+
+def shows_magic(report: dict[str, Any]) -> bool:
+    """Whether the attrition table shows the spell columns: some combatant cast a
+    spell or inflicted a condition (a report without casters keeps its layout)."""
+    return any(
+        c.get(f"{key}_total") for c in report["combatants"] for _header, key in MAGIC_COLUMNS
+    )
+
+
+def attrition_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]], set[int]]:
+    """The attrition table: its headers, rows (formatted as the reports print
+    them) and right-aligned columns."""
+    headers = list(ATTRITION_HEADERS)
+    rows = attrition_rows(report)
+    numeric = set(ATTRITION_NUMERIC)
+    if shows_magic(report):
+        for header, key in MAGIC_COLUMNS:
+            numeric.add(len(headers))
+            headers.append(header)
+            for row, c in zip(rows, report["combatants"], strict=True):
+                row.append(f"{c.get(f'{key}_mean') or 0.0:.2f}")
+    return headers, rows, numeric
 
 
 def attrition_rows(report: dict[str, Any]) -> list[list[str]]:

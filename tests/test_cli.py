@@ -657,3 +657,41 @@ def test_ctrl_c_stops_a_run_with_several_workers() -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 0)  # anything left in the group?
         pytest.fail("a worker outlived the command")
+
+
+def test_spell_columns_count_casts_slots_and_conditions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The wizard of ``tests/scenarios/wizard_sleep.yaml`` (scripted: Sleep, then
+    Magic Missile) fills the spell columns; the goblins, who cast nothing, show 0."""
+    path = tmp_path / "r.json"
+    rc, out, _ = run_cli(
+        capsys,
+        ["--encounter", "tests/scenarios/wizard_sleep.yaml", "--runs", "5", "--json", str(path)],
+    )
+    assert rc == 0
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = {c["id"]: c for c in data["combatants"]}
+    wizard = rows.pop("magicien")
+    # every fight: Sleep (a level-1 slot) at least; missiles are level 1 too
+    assert wizard["spells_cast_total"] >= 5
+    assert wizard["slots_spent_total"] == wizard["spells_cast_total"]
+    assert wizard["conditions_inflicted_total"] > 0  # goblins put to sleep
+    assert all(
+        c["spells_cast_total"] == c["slots_spent_total"] == c["conditions_inflicted_total"] == 0
+        for c in rows.values()
+    )
+    header = next(line for line in out.splitlines() if line.startswith("Combattant"))
+    assert header.endswith("Sorts lancés  Emplacements dépensés  États infligés")
+    line = next(line for line in out.splitlines() if line.startswith("magicien "))
+    assert line.split()[-3:] == [
+        f"{wizard['spells_cast_total'] / 5:.2f}",
+        f"{wizard['slots_spent_total'] / 5:.2f}",
+        f"{wizard['conditions_inflicted_total'] / 5:.2f}",
+    ]
+
+
+def test_report_without_casts_keeps_its_columns(quick200: dict[str, object]) -> None:
+    out = quick200["out"]
+    assert isinstance(out, str)
+    assert "Sorts lancés" not in out and "États infligés" not in out

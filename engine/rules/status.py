@@ -116,6 +116,8 @@ def give_condition(
     add_effect(target, fx, origin if rounds is not None and ends is Moment.TURN_START else None)
     if fx.cond & HELPLESS:
         fight.helpless_possible = True
+    if origin is not None and origin is not target:
+        origin.conditions_inflicted += 1
     if log is not None:
         log.append(ConditionGained(fight.round, target.id, final, rounds, effect))
     return True

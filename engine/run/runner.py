@@ -52,6 +52,9 @@ def summarize(encounter: Encounter, result: FightResult) -> FightSummary:
             0 if c.active else 1,
             1 if c.dead else 0,
             1 if c.melee_swings else 0,
+            c.casting.cast if c.casting is not None else 0,
+            c.casting.spent() if c.casting is not None else 0,
+            c.conditions_inflicted,
         )
         for c in result.combatants
     )

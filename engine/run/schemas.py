@@ -273,6 +273,14 @@ class CombatantRow(_R):
     #: sum over fights of the damage it dealt squared (its variance; absent
     #: from older reports)
     damage_dealt_squares: Count | None = None
+    #: spells it began to cast, slots it spent, table conditions it gave other
+    #: creatures (absent from reports written before the counters existed)
+    spells_cast_total: Count | None = None
+    spells_cast_mean: Mean | None = None
+    slots_spent_total: Count | None = None
+    slots_spent_mean: Mean | None = None
+    conditions_inflicted_total: Count | None = None
+    conditions_inflicted_mean: Mean | None = None
 
 
 class OptionsRow(_R):
@@ -411,7 +419,8 @@ class ReportModel(_R):
             raise ValueError("la durée moyenne sort de la répartition des rounds")
         for c in self.combatants:
             for key in ("hits", "crits", "damage_dealt", "damage_taken", "healing_given",
-                        "down", "dead", "melee"):  # fmt: skip
+                        "down", "dead", "melee", "spells_cast", "slots_spent",
+                        "conditions_inflicted"):  # fmt: skip
                 total, mean = getattr(c, f"{key}_total"), getattr(c, f"{key}_mean")
                 if (total is None) != (mean is None):
                     raise ValueError(f"{quote(c.id)} : « {key}_total » sans « {key}_mean »")

@@ -22,7 +22,10 @@ from typing import Any
 REPORT_SCHEMA = "pf1e-sim/report@1"
 
 #: per-combatant counters collected for every fight, in this order
-#: (``melee``: 1 in a fight where the combatant made at least one melee attack roll)
+#: (``melee``: 1 in a fight where the combatant made at least one melee attack roll;
+#: ``spells_cast``: spells it began to cast, lost ones included; ``slots_spent``:
+#: spell slots it spent, cantrips free; ``conditions_inflicted``: table
+#: conditions it gave other creatures that took hold)
 COUNTERS = (
     "hits",
     "crits",
@@ -32,6 +35,9 @@ COUNTERS = (
     "down",
     "dead",
     "melee",
+    "spells_cast",
+    "slots_spent",
+    "conditions_inflicted",
 )
 
 

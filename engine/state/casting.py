@@ -90,5 +90,9 @@ class Casting:
             slots[level] -= 1
             self.slots = tuple(slots)
 
+    def spent(self) -> int:
+        """The slots it has spent this fight (cantrips cost none)."""
+        return sum(self.book.slots) - sum(self.slots)
+
     def __repr__(self) -> str:
         return f"Casting(slots={self.slots!r}, pending={self.pending!r})"

@@ -141,6 +141,9 @@ class CombatantState(LifeStates):
     damage_dealt: int = 0
     damage_taken: int = 0
     healing_given: int = 0
+    #: table conditions it gave another creature that took hold (a spell, a rider,
+    #: an aura: :func:`engine.rules.status.give_condition`)
+    conditions_inflicted: int = 0
     #: melee attack rolls made (attacks of opportunity included)
     melee_swings: int = 0
     #: able to act: alive and hp ≥ 0 (hp = 0 is disabled but active)
