@@ -93,8 +93,9 @@ from engine.rules.concentration import (
 from engine.rules.healing import apply_energy, heal
 from engine.rules.life import apply_damage
 from engine.rules.saves import immune, roll_save
+from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.status import give_condition
-from engine.state.casting import PendingCast
+from engine.state.casting import Ending, EndingKind, PendingCast
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
 from engine.state.fight import C, FightState, Situation
@@ -391,6 +392,8 @@ def resolve(
             _lost(fight, caster, spell, "target_gone")
             return
         _creature(fight, ctx, target)
+        if caster.endings and target.side != caster.side:
+            attacked(fight, caster)  # SRD « Invisibility »: a spell targeting a foe
         return
     gmap = fight.gmap
     area = spell.area
@@ -413,6 +416,8 @@ def resolve(
         reached = _pool(fight, ctx, reached, aim)
     for target in reached:
         _effects(fight, ctx, target, 1)
+    if caster.endings and any(c.side != caster.side for c in caught):
+        attacked(fight, caster)  # SRD « Invisibility »: an area that includes a foe
 
 
 def _roll(fight: FightState, formula: Any, cl: int, kind: str, times: int = 1) -> int:
@@ -701,11 +706,26 @@ def _condition(
         elapsed = None if rounds is None or elapsed is None else elapsed + rounds
         for name in phase.conditions:
             totals[name] = elapsed
+    if effect.whole_fight and not (saved and outcome != "none"):
+        totals = dict.fromkeys(totals)  # SRD: it stays after the spell (until stood up, rest)
+    kind: EndingKind | None = None
+    if effect.save_each_round:
+        kind = "save"
+    elif effect.ends_on_attack:
+        kind = "attack"
+    save = spell.save
     for name, rounds in totals.items():
-        give_condition(
+        source = source_of(kind, spell.id, name) if kind is not None else None
+        took = give_condition(
             fight, target, name, rounds, effect=spell.label, origin=ctx.caster,
-            descriptors=ctx.tags,
+            descriptors=ctx.tags, source=source,
         )  # fmt: skip
+        if took and kind is not None and source is not None:
+            add_ending(
+                target,
+                Ending(kind, source, name, spell.label, save.type if save is not None else None,
+                       ctx.dc, ctx.tags, ctx.caster.id),
+            )  # fmt: skip
 
 
 def _buff(
