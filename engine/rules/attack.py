@@ -32,10 +32,10 @@ from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
 from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
 from engine.rules.auras import rider_hit
+from engine.rules.endings import attacked
 from engine.rules.life import apply_damage, apply_nonlethal
 from engine.rules.saves import SCORE_CONDITIONS as _SCORES
 from engine.rules.saves import score_delta
-from engine.rules.endings import attacked
 from engine.state.conditions import (
     CONCEALING,
     CONDITIONS,

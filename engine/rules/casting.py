@@ -90,10 +90,10 @@ from engine.rules.concentration import (
     hurt_while_casting,
     spell_failure,
 )
+from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.healing import apply_energy, heal
 from engine.rules.life import apply_damage
 from engine.rules.saves import immune, roll_save
-from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.status import give_condition
 from engine.state.casting import Ending, EndingKind, PendingCast
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES

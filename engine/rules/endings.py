@@ -25,7 +25,6 @@ such spells tests one empty tuple at the end of a turn and on an attack).
 
 from __future__ import annotations
 
-
 from engine.core.events import ConditionEnded
 from engine.rules.saves import roll_save
 from engine.state.casting import Ending, EndingKind

@@ -89,7 +89,8 @@ def give_condition(
 ) -> bool:
     """Give ``target`` the condition ``name`` for ``rounds`` rounds (``None``: until
     something ends it) from ``effect`` (its French name, for the transcript),
-    given by ``origin`` (``source``: the effect's own source, else ``cond:<name>``); returns whether it took hold (an immune creature, or a
+    given by ``origin`` (``source``: the effect's own source, else
+    ``cond:<name>``); returns whether it took hold (an immune creature, or a
     bleed no worse than the one it has, is left as it is)."""
     log = fight.log
     why = immune(target, descriptors, name)
