@@ -12,7 +12,7 @@ from engine.content.actions import AttackAction, CastSpellAction, WaitAction
 from engine.content.spellbook import unplayable_reason
 from engine.content.spells import default_registry
 from engine.core.events import Attack
-from engine.state.effects import Cond
+from engine.state.effects import MELEE_AC, Cond
 
 ROW = make_map(["............"])
 
@@ -85,3 +85,16 @@ def test_waves_of_fatigue_lasts_the_whole_fight():
     fx = next(e for e in foe.effects.items if e.cond & Cond.FATIGUED)
     assert fx.ends is None  # no duration: until the fight ends
     assert messages(b)[-1] == "devient fatigué (vagues de fatigue)"
+
+
+def test_shield_gives_a_shield_bonus_and_negates_magic_missile():
+    m = state("mage", "a", mage("shield"), ROW, (0, 0))
+    foe = state("foe", "b", mage("magic missile", name="Foe"), ROW, (0, 5), 1)
+    b = battle(ROW, [m, foe], {})
+    before = m.effects.total(MELEE_AC)
+    assert b.dispatch(m, CastSpellAction(spell_name="shield")).ok
+    assert m.effects.total(MELEE_AC) == before + 4
+    hp = m.hp
+    assert b.dispatch(foe, CastSpellAction(spell_name="magic missile", target_id="mage")).ok
+    assert m.hp == hp  # no die was drawn: the script is empty
+    assert messages(b)[-1] == "projectile magique : immunisé (protégé par un sort)"

@@ -163,14 +163,8 @@ def unplayable_reason(spell: Spell) -> str | None:
         if isinstance(effect, BuffEffect):
             if effect.once:
                 return "bonus utilisé une fois : pas encore joué"
-            if (
-                effect.speed_ft
-                or effect.half_speed
-                or effect.extra_attack
-                or effect.size_steps
-                or effect.wards
-            ):
-                return "vitesse, taille, attaque supplémentaire ou protection : pas encore joué"
+            if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
+                return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue
         return {
             "recurring": "dégâts récurrents : pas encore joué",

@@ -557,6 +557,8 @@ def _reaches(fight: FightState, ctx: _Cast, target: CombatantState) -> bool:
     spell = ctx.known.spell
     caster = ctx.caster
     why = immune(target, ctx.tags, _first_condition(spell))
+    if why is None and target.effects.items and _warded(target, spell.id):
+        why = WARD_LABEL
     if why is not None:
         if fight.log is not None:
             fight.log.append(Immune(fight.round, target.id, spell.label, why))
@@ -573,6 +575,17 @@ def _reaches(fight: FightState, ctx: _Cast, target: CombatantState) -> bool:
             SpellResistance(fight.round, target.id, spell.label, caster.id, sr, roll, resisted)
         )
     return not resisted
+
+
+#: the source prefix of a buff's ward against a spell (*shield*: ``ward:magic-missile``)
+WARD = "ward:"
+#: the ``why`` of an :class:`Immune` for a warded spell (the transcript writes it)
+WARD_LABEL = "protégé par un sort"
+
+
+def _warded(target: CombatantState, spell_id: str) -> bool:
+    source = WARD + spell_id
+    return any(e.source == source for e in target.effects.items)
 
 
 def _applies(
@@ -757,6 +770,17 @@ def _buff(
                 ends=Moment.TURN_START if rounds is not None else None,
                 turns=rounds if rounds is not None else 1,
                 when=when,
+                origin=ctx.caster.id,
+            ),
+            ctx.caster if rounds is not None else None,
+        )
+    for warded in effect.wards:  # SRD « Shield »: « negates magic missile attacks »
+        add_effect(
+            target,
+            Effect(
+                f"{WARD}{warded}",
+                ends=Moment.TURN_START if rounds is not None else None,
+                turns=rounds if rounds is not None else 1,
                 origin=ctx.caster.id,
             ),
             ctx.caster if rounds is not None else None,
