@@ -27,9 +27,8 @@ spells it can cast, each at its level, and those it cannot, each with why
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
-  speed, size or attacks, conditions that end on a save each round, on an
-  attack or an escape, several targets, a target's save bonus, damage halved by
-  the target's kind, bleeding or fight-long conditions).
+  speed, size or attacks, conditions that end on an escape, several targets, a
+  target's save bonus, damage halved by the target's kind, bleeding).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -154,24 +153,18 @@ def unplayable_reason(spell: Spell) -> str | None:
         if isinstance(effect, DamageEffect | HealEffect):
             continue
         if isinstance(effect, ConditionEffect):
-            if effect.bleed or effect.whole_fight:
-                return "saignement ou condition pour tout le combat : pas encore joué"
-            if effect.save_each_round or effect.ends_on_attack or effect.escape:
-                return "fin sur un jet, une attaque ou une évasion : pas encore joué"
+            if effect.bleed:
+                return "saignement : pas encore joué"
+            if effect.escape:
+                return "fin sur une évasion : pas encore joué"
             if not _nested(effect):
                 return "phases de conditions disjointes : pas encore joué"
             continue
         if isinstance(effect, BuffEffect):
             if effect.once:
                 return "bonus utilisé une fois : pas encore joué"
-            if (
-                effect.speed_ft
-                or effect.half_speed
-                or effect.extra_attack
-                or effect.size_steps
-                or effect.wards
-            ):
-                return "vitesse, taille, attaque supplémentaire ou protection : pas encore joué"
+            if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
+                return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue
         return {
             "recurring": "dégâts récurrents : pas encore joué",

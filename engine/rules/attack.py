@@ -32,6 +32,7 @@ from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
 from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
 from engine.rules.auras import rider_hit
+from engine.rules.endings import attacked
 from engine.rules.life import apply_damage, apply_nonlethal
 from engine.rules.saves import SCORE_CONDITIONS as _SCORES
 from engine.rules.saves import score_delta
@@ -607,6 +608,8 @@ def _swing(
         if fight.log is not None:
             fight.log.append(Revealed(fight.round, actor.id, "attack"))
     roll = check(rng, D20_ATTACK, CheckKind.ATTACK, mods, ac)
+    if actor.endings:  # SRD « Invisibility »: attacking ends it (this attack keeps it)
+        attacked(fight, actor)
     wary = target.effects.cond & _WOUND_AWARE
     if wary & _CONFUSED:  # SRD « Confused »: it attacks back next turn
         target.attacked_by = actor.id

@@ -90,11 +90,12 @@ from engine.rules.concentration import (
     hurt_while_casting,
     spell_failure,
 )
+from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.healing import apply_energy, heal
 from engine.rules.life import apply_damage
 from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition
-from engine.state.casting import PendingCast
+from engine.state.casting import Ending, EndingKind, PendingCast
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
 from engine.state.fight import C, FightState, Situation
@@ -391,6 +392,8 @@ def resolve(
             _lost(fight, caster, spell, "target_gone")
             return
         _creature(fight, ctx, target)
+        if caster.endings and target.side != caster.side:
+            attacked(fight, caster)  # SRD « Invisibility »: a spell targeting a foe
         return
     gmap = fight.gmap
     area = spell.area
@@ -413,6 +416,8 @@ def resolve(
         reached = _pool(fight, ctx, reached, aim)
     for target in reached:
         _effects(fight, ctx, target, 1)
+    if caster.endings and any(c.side != caster.side for c in caught):
+        attacked(fight, caster)  # SRD « Invisibility »: an area that includes a foe
 
 
 def _roll(fight: FightState, formula: Any, cl: int, kind: str, times: int = 1) -> int:
@@ -552,6 +557,8 @@ def _reaches(fight: FightState, ctx: _Cast, target: CombatantState) -> bool:
     spell = ctx.known.spell
     caster = ctx.caster
     why = immune(target, ctx.tags, _first_condition(spell))
+    if why is None and target.effects.items and _warded(target, spell.id):
+        why = WARD_LABEL
     if why is not None:
         if fight.log is not None:
             fight.log.append(Immune(fight.round, target.id, spell.label, why))
@@ -568,6 +575,17 @@ def _reaches(fight: FightState, ctx: _Cast, target: CombatantState) -> bool:
             SpellResistance(fight.round, target.id, spell.label, caster.id, sr, roll, resisted)
         )
     return not resisted
+
+
+#: the source prefix of a buff's ward against a spell (*shield*: ``ward:magic-missile``)
+WARD = "ward:"
+#: the ``why`` of an :class:`Immune` for a warded spell (the transcript writes it)
+WARD_LABEL = "protégé par un sort"
+
+
+def _warded(target: CombatantState, spell_id: str) -> bool:
+    source = WARD + spell_id
+    return any(e.source == source for e in target.effects.items)
 
 
 def _applies(
@@ -701,11 +719,26 @@ def _condition(
         elapsed = None if rounds is None or elapsed is None else elapsed + rounds
         for name in phase.conditions:
             totals[name] = elapsed
+    if effect.whole_fight and not (saved and outcome != "none"):
+        totals = dict.fromkeys(totals)  # SRD: it stays after the spell (until stood up, rest)
+    kind: EndingKind | None = None
+    if effect.save_each_round:
+        kind = "save"
+    elif effect.ends_on_attack:
+        kind = "attack"
+    save = spell.save
     for name, rounds in totals.items():
-        give_condition(
+        source = source_of(kind, spell.id, name) if kind is not None else None
+        took = give_condition(
             fight, target, name, rounds, effect=spell.label, origin=ctx.caster,
-            descriptors=ctx.tags,
+            descriptors=ctx.tags, source=source,
         )  # fmt: skip
+        if took and kind is not None and source is not None:
+            add_ending(
+                target,
+                Ending(kind, source, name, spell.label, save.type if save is not None else None,
+                       ctx.dc, ctx.tags, ctx.caster.id),
+            )  # fmt: skip
 
 
 def _buff(
@@ -737,6 +770,17 @@ def _buff(
                 ends=Moment.TURN_START if rounds is not None else None,
                 turns=rounds if rounds is not None else 1,
                 when=when,
+                origin=ctx.caster.id,
+            ),
+            ctx.caster if rounds is not None else None,
+        )
+    for warded in effect.wards:  # SRD « Shield »: « negates magic missile attacks »
+        add_effect(
+            target,
+            Effect(
+                f"{WARD}{warded}",
+                ends=Moment.TURN_START if rounds is not None else None,
+                turns=rounds if rounds is not None else 1,
                 origin=ctx.caster.id,
             ),
             ctx.caster if rounds is not None else None,

@@ -85,10 +85,12 @@ def give_condition(
     descriptors: tuple[str, ...] = (),
     bleed: int = 0,
     ends: Moment = Moment.TURN_START,
+    source: str | None = None,
 ) -> bool:
     """Give ``target`` the condition ``name`` for ``rounds`` rounds (``None``: until
     something ends it) from ``effect`` (its French name, for the transcript),
-    given by ``origin``; returns whether it took hold (an immune creature, or a
+    given by ``origin`` (``source``: the effect's own source, else
+    ``cond:<name>``); returns whether it took hold (an immune creature, or a
     bleed no worse than the one it has, is left as it is)."""
     log = fight.log
     why = immune(target, descriptors, name)
@@ -112,6 +114,7 @@ def give_condition(
         origin=origin.id if origin is not None else None,
         bleed=bleed,
         ends=ends,
+        source=source,
     )
     add_effect(target, fx, origin if rounds is not None and ends is Moment.TURN_START else None)
     if fx.cond & HELPLESS:

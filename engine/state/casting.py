@@ -11,7 +11,7 @@ casters pays nothing for any of this.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from engine.content.actions import CastSpellAction, Slot
 from engine.content.maps import Cell
@@ -96,3 +96,32 @@ class Casting:
 
     def __repr__(self) -> str:
         return f"Casting(slots={self.slots!r}, pending={self.pending!r})"
+
+
+#: how a spell's condition may end before its duration (:mod:`engine.rules.endings`):
+#: a new save at the end of each of its holder's turns, its holder attacking, or
+#: its holder breaking free
+EndingKind = Literal["save", "attack", "escape"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A spell's condition on a creature that ends another way than its duration
+    (SRD « Hold Person », « Invisibility », « Web »): kept on the holder
+    (``CombatantState.endings``) while its effect ``source`` is there."""
+
+    kind: EndingKind
+    #: the effect it ends (its source: one spell's condition, not the condition's others)
+    source: str
+    #: the condition it gives (a file name of the table)
+    condition: str
+    #: the spell's French name (the transcript)
+    label: str
+    #: the save (``save``): ``fort``, ``ref`` or ``will``; else ``None``
+    save: str | None
+    #: the DC of the new save or of the escape check
+    dc: int
+    #: the spell's descriptors (a new save is against them too)
+    descriptors: tuple[str, ...]
+    #: the caster (``None`` when gone from the fight)
+    origin: str | None

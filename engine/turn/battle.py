@@ -50,6 +50,7 @@ from engine.rules.auras import aura_turn
 from engine.rules.casting import finish_cast
 from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
+from engine.rules.endings import turn_end
 from engine.rules.fleeing import flee_turn
 from engine.rules.life import dying_turn, lose_hp
 from engine.rules.saves import initiative_modifiers
@@ -353,6 +354,8 @@ class Battle:
             actor.last_results = ()
             actor.turn_started = False
             actor.immediate_used = False
+            if actor.endings:  # a new save each round (hold person: the lost turn)
+                turn_end(fight, actor)
             if actor.effects.timers:
                 self._tick(actor, _TURN_END)
         return over
@@ -490,6 +493,8 @@ class Battle:
         if not delayed:  # SRD « Immediate Actions »: blocked until after this turn
             actor.immediate_used = False
             actor.turn_started = False
+            if actor.endings:  # a new save at the end of its turn (glitterdust)
+                turn_end(fight, actor)
             if actor.effects.timers:
                 self._tick(actor, _TURN_END)
         return delayed
