@@ -2,7 +2,7 @@
 
 :func:`choose_cast` is a pure function of the :class:`~engine.view.observation.Observation`.
 It chooses only among the casts the menu offers
-(:meth:`~engine.view.observation.Observation.cast_candidates`: a known spell with a
+(:func:`engine.view.casts.cast_candidates`: a known spell with a
 slot left, in range and line of effect, at a target the spell may take, each checked
 by :func:`engine.rules.casting.verify_cast_spell`), so the engine never refuses it.
 A creature without spells never gets here (the heuristic tests ``casting`` first).
@@ -61,24 +61,26 @@ now (a weapon's full attack is worth more than 1d3 of *ray of frost*).
 **Threatened** (some enemy threatens the caster's space; the menu then offers
 ``defensive_cast_spell``): the spell is cast defensively when the concentration
 check (d20 + caster level + casting ability, + 4 with Combat Casting, against 15 +
-twice the spell's level) succeeds at least half of the time; otherwise it is cast
+twice the spell's level) succeeds at least 75 % of the time; otherwise it is cast
 normally and takes the attacks of opportunity (no step away first: kept simple).
+A failed defensive check loses the spell for sure, while casting normally loses it
+only if an attack of opportunity hits and the concentration check after the
+damage fails: roughly one chance in three to one in two for a low-level caster
+next to one enemy, hence the high bar.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.content.actions import CastSpellAction, TurnPlan
-from engine.content.creatures import ability_mod
+from engine.content.actions import TurnPlan
 from engine.content.spellbook import KnownSpell
 from engine.content.spells import Spell
 from engine.rules.casting import helpful
-from engine.rules.concentration import COMBAT_CASTING_BONUS, defensive_dc
+from engine.rules.concentration import concentration_modifiers, defensive_dc
 from engine.rules.saves import immune
-from engine.state.casting import Casting
+from engine.view.casts import CastCandidate, cast_candidates
 from engine.view.observation import Observation
-from engine.view.options import CastCandidate
 from engine.view.snapshot import CombatantView
 
 #: the conditions that take a creature out of the fight (a « save-or-lose »)
@@ -100,8 +102,7 @@ TAKES_OUT = frozenset(
 #: the share of its hit points at or below which an ally is healed
 HEAL_BELOW = 0.5
 #: the least chance of the concentration check for a defensive cast
-DEFENSIVE_CHANCE = 0.5
-_ABILITY_FIELDS = {"int": "int_score", "wis": "wis_score", "cha": "cha_score"}
+DEFENSIVE_CHANCE = 0.75
 
 
 def _first_condition(spell: Spell) -> str | None:
@@ -201,26 +202,22 @@ def expected_damage(obs: Observation, known: KnownSpell, target: CombatantView) 
     return per_hit * count * hit
 
 
-def _concentration_bonus(me: CombatantView, casting: Casting) -> int:
-    bonus = casting.book.caster_level
-    ability = me.casting_ability
-    if ability is not None:
-        bonus += ability_mod(getattr(me.abilities, _ABILITY_FIELDS[ability]))
-    if "combat casting" in me.features:
-        bonus += COMBAT_CASTING_BONUS
-    return bonus
+def _concentration_bonus(me: CombatantView) -> int:
+    """The bonus of its defensive-casting check, as the engine counts it."""
+    mods = concentration_modifiers(me, combat_casting=True)  # type: ignore[arg-type]
+    return sum(m.value for m in mods)
 
 
-def _plan(obs: Observation, chosen: CastCandidate, cands: Sequence[CastCandidate], why: str) -> TurnPlan:
+def _plan(
+    obs: Observation, chosen: CastCandidate, cands: Sequence[CastCandidate], why: str
+) -> TurnPlan:
     """The plan of ``chosen``, cast defensively when the menu offers it and the
     concentration check is good enough (module docstring)."""
     me = obs.actor
-    casting = me.casting
-    assert casting is not None
     action = chosen.action
     if not action.cast_defensively:
         dc = defensive_dc(chosen.known.level)
-        chance = min(1.0, max(0.0, (21 - dc + _concentration_bonus(me, casting)) / 20))
+        chance = min(1.0, max(0.0, (21 - dc + _concentration_bonus(me)) / 20))
         if chance >= DEFENSIVE_CHANCE:
             wanted = "defensive_" + chosen.option.id
             for c in cands:
@@ -239,7 +236,7 @@ def choose_cast(obs: Observation) -> TurnPlan | None:
     casting = me.casting
     if casting is None:
         return None
-    every = obs.cast_candidates()
+    every = cast_candidates(obs)
     if not every:
         return None
     # the plain casts (a defensive twin is picked by _plan)
@@ -390,7 +387,7 @@ def _save_or_lose(
         if not outs:
             continue
         t = _single_enemy(obs, c, by_id, cl)
-        if t is None or t.effects.cond and all(n in t.conditions for n in outs):
+        if t is None or all(n in t.conditions for n in outs):
             continue
         if c.known.level and t.id in dropping:
             continue
@@ -465,7 +462,6 @@ def _damage(
     cl: int,
     dropping: frozenset[str],
 ) -> Choice | None:
-    me = obs.actor
     best: tuple[tuple[float, int, int, int], CastCandidate, CombatantView, float] | None = None
     for i, c in enumerate(cands):
         spell = c.known.spell

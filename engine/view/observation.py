@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.content.actions import ActionResult, CoupDeGraceAction, Option, Reason
 from engine.content.creatures import AttackProfile
@@ -55,9 +55,6 @@ from engine.rules.moves import charge_line
 from engine.rules.status import GATED, gate
 from engine.state.conditions import CANT_ACT, CANT_MOVE, ONE_MOVE, TABLE
 from engine.view.snapshot import CombatantView
-
-if TYPE_CHECKING:
-    from engine.view.options import CastCandidate
 
 #: no full-round action: cannot act, or one move action only (nauseated)
 _NO_FULL_ROUND = CANT_ACT | ONE_MOVE
@@ -753,20 +750,6 @@ class Observation:
         if self._options is None:
             self._options = self._menu(self, self._gmap)
         return self._options
-
-    def cast_candidates(self) -> tuple[CastCandidate, ...]:
-        """The casts of :attr:`legal_options` alone, in its order, each with its spell
-        and the creatures its area catches (:func:`engine.view.options.cast_candidates`),
-        computed once without the rest of the menu; none for a creature without spells."""
-        if self.actor.static.casting is None:
-            return ()
-        key = ("casts", "")
-        hit = self._cache.get(key)
-        if hit is None:
-            from engine.view.options import cast_candidates  # (options imports this module)
-
-            hit = self._cache[key] = cast_candidates(self, self._gmap)
-        return hit  # type: ignore[return-value]
 
     def option(self, option_id: str) -> Option | None:
         """The legal option with this id, or ``None``."""
