@@ -1,7 +1,11 @@
 """The default heuristic policy (the seed's ``default_policy``), reading only the Observation.
 
 Target: the nearest active enemy (5-10-5 distance; ties: fewest hit points, then
-deployment order). Then, in order:
+deployment order). A caster not under a condition that limits its turn first asks
+:func:`policies.spellcasting.choose_cast` (heal, area, save-or-lose, buffs before
+contact, damage: that module's docstring), after a coup de grâce on a helpless
+target; a creature without spells skips it at the cost of one attribute read.
+Then, in order:
 
 1. a weapon can hit it now → full attack (a melee weapon in reach first, else a
    ranged weapon in range: the seed's « in reach or range »);
@@ -40,6 +44,7 @@ from engine.state.conditions import HELPLESS
 from engine.state.effects import Cond
 from engine.view.observation import Observation
 from policies.limits import LIMITING, helpless_choice, limited_plan
+from policies.spellcasting import choose_cast
 
 #: the prone bit (a plain int: cheaper than the IntFlag member)
 _PRONE = Cond.PRONE.value
@@ -134,10 +139,15 @@ class HeuristicPolicy:
             if isinstance(choice, TurnPlan):
                 return choice
             target = choice
+        cond = me.effects.cond
+        # a caster's spells (policies.spellcasting); one attribute read for the others
+        if me.static.casting is not None and not cond & _LIMITING:
+            cast = choose_cast(obs)
+            if cast is not None:
+                return cast
         tid = target.id
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)
-        cond = me.effects.cond
         if cond & _SPECIAL:  # (one test for both: most turns have neither)
             if cond & _LIMITING:
                 return limited_plan(obs, target)

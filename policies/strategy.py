@@ -52,8 +52,9 @@ role tags, then the role of its id, then the first phase that holds):
 4. a helpless target: a coup de grâce, or the first enemy that is not helpless
    when one threatens the actor (:func:`policies.limits.helpless_choice`); under
    a condition that limits the turn, :func:`policies.limits.limited_plan` (and no
-   hit point guard of step 2); prone or disabled: as the heuristic (stand up /
-   one action);
+   hit point guard of step 2); a caster then casts what
+   :func:`policies.spellcasting.choose_cast` picks, as the heuristic does; prone or
+   disabled: as the heuristic (stand up / one action);
 5. an enemy closer than ``keep_distance_ft`` → withdraw when offered;
 6. attack in the order of ``engagement`` (``any``: the heuristic's order — melee
    in reach, any weapon in range, charge, 5-foot step, a ranged shot at another
@@ -133,6 +134,7 @@ from engine.state.effects import Cond
 from engine.view.observation import Observation
 from engine.view.snapshot import CombatantView
 from policies.limits import LIMITING, helpless_choice, limited_plan
+from policies.spellcasting import choose_cast
 
 _HELPLESS = HELPLESS
 _LIMITING = LIMITING
@@ -752,6 +754,10 @@ class StrategyPolicy:
             target = choice
         if me.effects.cond & _LIMITING:
             return limited_plan(obs, target)
+        if me.static.casting is not None:  # a caster's spells, as the heuristic casts them
+            cast = choose_cast(obs)
+            if cast is not None:
+                return cast
         tid = target.id
         # stand up (a move action), then one attack if one can hit; ``prone`` read as
         # its bit (the view's property is a call, and this runs every turn)

@@ -70,7 +70,8 @@ deployment order, then the non-targeted ones:
   fewest allies), or once for an area centred on the caster; not a full-round
   cast with one action only nor in the surprise round, not a swift one without
   the swift action; ``defensive_cast_spell:…`` the same cast defensively, when
-  the actor is threatened (prone combatants get them too);
+  the actor is threatened (prone combatants get them too); built by
+  :mod:`engine.view.casts`, which also hands a policy these casts alone;
 * ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
   (prone combatants get it too);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
@@ -81,12 +82,11 @@ deployment order, then the non-targeted ones:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from engine.content.actions import (
     AidAnotherAction,
     AttackAction,
-    CastSpellAction,
     ChargeAction,
     CoupDeGraceAction,
     DelayAction,
@@ -102,32 +102,24 @@ from engine.content.actions import (
     Reason,
     RepairWeaponAction,
     RunAction,
-    Slot,
     StandUpAction,
     TotalDefenseAction,
     WaitAction,
     WithdrawAction,
 )
 from engine.content.maps import GameMap
-from engine.geometry.areas import area_placements
 from engine.geometry.movement import step_toward
-from engine.rules.casting import AREA_SHAPES, helpful, spell_range, verify_cast_spell
-from engine.rules.economy import filter_plan
 from engine.rules.moves import verify_charge, verify_move, verify_run, verify_step, verify_withdraw
 from engine.rules.readiness import verify_aid, verify_ready
 from engine.rules.skills import trained
-from engine.rules.status import GATED, gate
+from engine.rules.status import GATED
 from engine.rules.stealth import verify_hide
 from engine.rules.strikes import verify_attack
-from engine.rules.table import ACTIONS, verify_delay
+from engine.rules.table import verify_delay
 from engine.rules.weapons import verify_repair
-from engine.state.casting import CAST_TIME_SLOTS
 from engine.state.conditions import CANT_ACT, HELPLESS, ONE_MOVE
+from engine.view.casts import allowed, cast_options
 from engine.view.observation import Observation
-from engine.view.snapshot import CombatantView
-
-if TYPE_CHECKING:  # (the spell files' models are imported only when a creature casts)
-    from engine.content.spellbook import KnownSpell
 
 _HELPLESS = HELPLESS
 #: the conditions that take options off the menu (engine.rules.status.gate, nauseated)
@@ -160,91 +152,11 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
                     (strike,),
                 )
             )
-    out += _cast_options(obs, gmap, single)
+    out += cast_options(obs, gmap, single)
     out += _repair_options(obs, gmap)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
-
-
-def _cast_targets(
-    obs: Observation, gmap: GameMap, known: KnownSpell
-) -> list[tuple[str, str, CastSpellAction]]:
-    """The candidate casts of one spell: ``(id suffix, label, action)``."""
-    me = obs.actor
-    spell = known.spell
-    name = spell.id
-    label = spell.label
-    if spell.targeting == "self":
-        return [(me.id, f"lancer {label} sur soi", CastSpellAction(spell_name=name))]
-    if spell.targeting in ("creature", "ally"):
-        if helpful(spell):
-            harmful = [e.affects for e in spell.effects if e.kind == "damage"]
-            targets: list[CombatantView] = [
-                c
-                for c in obs.combatants
-                if not c.dead
-                and (
-                    c.side == me.side
-                    or any(a.admits(c.creature_type, c.alignment, c.level) for a in harmful)
-                )
-            ]
-        else:
-            targets = obs.enemies()
-        return [
-            (t.id, f"lancer {label} sur {t.id}", CastSpellAction(spell_name=name, target_id=t.id))
-            for t in targets
-        ]
-    area = spell.area
-    if area is None:  # pragma: no cover - the schema gives an area to the others
-        return []
-    if area.centered_on_caster:
-        return [("", f"lancer {label} (autour de soi)", CastSpellAction(spell_name=name))]
-    reach = spell_range(me.casting.book, spell) if me.casting is not None else None
-    out: list[tuple[str, str, CastSpellAction]] = []
-    for p in area_placements(
-        gmap, me, obs.combatants, AREA_SHAPES[area.shape], area.size_ft, reach or 0
-    ):
-        r, c = gmap.rc(p.target_pos)
-        who = f"{len(p.enemies)} ennemi{'s' if len(p.enemies) > 1 else ''}"
-        if p.allies:
-            who += f", {len(p.allies)} allié{'s' if len(p.allies) > 1 else ''}"
-        action = CastSpellAction(spell_name=name, target_pos=(r, c))
-        out.append((f"{r},{c}", f"lancer {label} en ({r},{c}) : {who}", action))
-    return out
-
-
-def _cast_options(obs: Observation, gmap: GameMap, single: bool) -> list[Option]:
-    """``cast_spell`` and ``defensive_cast_spell`` options (module docstring)."""
-    me = obs.actor
-    casting = me.casting
-    if casting is None:
-        return []
-    one_action = single or me.staggered or obs.round == 0
-    threatened = obs.threatened_at(me.cell, me.space)
-    out: list[Option] = []
-    for known in casting.book.known:
-        if not casting.has_slot(known.level):
-            continue
-        slot = CAST_TIME_SLOTS[known.spell.cast_time]
-        if slot is None or (one_action and slot is Slot.FULL_ROUND):
-            continue
-        if slot is Slot.SWIFT and (obs.round == 0 or me.immediate_used):
-            continue
-        for suffix, label, action in _cast_targets(obs, gmap, known):
-            if isinstance(verify_cast_spell(gmap, obs, me, action), Reason):
-                continue
-            tail = f":{suffix}" if suffix else ""
-            out.append(Option(f"cast_spell:{known.spell.id}{tail}", label, (action,)))
-            if threatened:
-                out.append(
-                    Option(
-                        f"defensive_cast_spell:{known.spell.id}{tail}",
-                        f"{label}, sur la défensive",
-                        (replace(action, cast_defensively=True),),
-                    )
-                )
-    return out
 
 
 def _repair_options(obs: Observation, gmap: GameMap) -> list[Option]:
@@ -377,13 +289,8 @@ def _limited_options(obs: Observation, gmap: GameMap, cond: int) -> tuple[Option
     nauseated = cond & ONE_MOVE != 0
     out: list[Option] = []
     for option in _options(obs, gmap, nauseated):
-        if cond & GATED and any(
-            gate(cond, a.kind, ACTIONS[a.kind].moves) is not None for a in option.actions
-        ):
-            continue
-        if nauseated and not all(filter_plan(option.actions, nauseated=True)[0]):
-            continue
-        out.append(option)
+        if allowed(option, cond, nauseated):
+            out.append(option)
     return tuple(out)
 
 
@@ -517,7 +424,7 @@ def _options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...
             Option("drop_prone", "se jeter à terre (+4 CA contre les tirs)", (DropProneAction(),))
         )
     out += _aid_and_ready_options(obs, gmap)
-    out += _cast_options(obs, gmap, disabled)
+    out += cast_options(obs, gmap, disabled)
     out += _repair_options(obs, gmap)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs, gmap)

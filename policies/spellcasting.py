@@ -1,0 +1,494 @@
+"""The default heuristic's spells: which cast a caster makes this turn, if any.
+
+:func:`choose_cast` is a pure function of the :class:`~engine.view.observation.Observation`.
+It chooses only among the casts the menu offers
+(:func:`engine.view.casts.cast_candidates`: a known spell with a
+slot left, in range and line of effect, at a target the spell may take, each checked
+by :func:`engine.rules.casting.verify_cast_spell`), so the engine never refuses it.
+A creature without spells never gets here (the heuristic tests ``casting`` first).
+
+What a spell can do to a creature is read from the spell and the creature's public
+fields: the spell's and the effect's ``affects`` (type, alignment, Hit Dice), the
+Hit Dice limits of a condition (*color spray*), the pool of Hit Dice of *sleep*
+(a creature with more Hit Dice than the pool's maximum is never put to sleep), the
+creature's immunities to the spell's descriptors and to the condition it gives
+(:func:`engine.rules.saves.immune`: undead against mind-affecting spells), and a
+condition it already has. Spell resistance is not in the Observation: it is not
+weighed.
+
+Priorities, the first that offers a cast wins:
+
+1. **heal**: an ally (the caster included) below 0 hit points (dying or stable)
+   or at half its hit points or less, that a healing spell can take now → the
+   highest-level healing spell (ties: the file's order), at the ally below 0
+   first, then the lowest share of hit points (then deployment order). Half:
+   a *cure light wounds* (1d8 + CL, 5.5 to 9.5) then restores most of a low-level
+   creature's loss without being wasted, and below half one or two hits drop it.
+2. **area**: an area spell (not one for willing creatures) whose area catches at
+   least two active enemies it can affect and no ally it can affect (*bane*
+   catches allies it spares: they do not count) → the placement that affects the
+   most enemies (ties: the menu's order — most enemies caught, fewest allies, then
+   the aim square).
+3. **save-or-lose**: a spell that gives a condition that takes its target out of
+   the fight (asleep, unconscious, paralyzed, helpless, stunned, dazed, cowering,
+   panicked, frightened, nauseated, confused), at one enemy it can affect and
+   that does not have it yet (an area that affects that one enemy and no ally
+   counts: *sleep* or *color spray* on one target) → the cast whose save the
+   target fails most often (DC − the target's matching save bonus: the weakest
+   save), ties: the lower spell level, then the menu's order.
+4. **buffs before contact**: while no active enemy threatens the caster or an
+   ally, or in the first round → a buff of level 1 or more (cantrips such as
+   *resistance* or *guidance* are not worth a turn) on a creature of its side
+   that does not have it yet (its ``active_effects``: ``sort:<id>``); an area buff
+   (*bless*) when it reaches at least two such creatures. Self first, then the
+   allies in deployment order.
+5. **damage**: the cast of the highest expected damage on one enemy, its damage
+   capped at the enemy's hit points (damage past them is wasted), so that a kill
+   comes first and, among kills, the lower spell level (the slot rule below);
+   ties: the nearest enemy, then the menu's order. Expected damage: the formula's
+   mean at the caster level × the missiles or rays × the touch attack's chance
+   (d20 + the touch bonus against touch AC, 5 % to 95 %; automatic for *magic
+   missile*; none for a spell without an attack) × the chance the save does not
+   halve or negate it, each energy the target is immune to counting 0 and its
+   resistance taken off each missile.
+
+**Slots**: a spell of level 1 or more is never aimed at a single enemy that a
+cantrip offered this turn is expected to drop (its expected damage at least the
+enemy's hit points); that cantrip is cast instead. A damaging cantrip that does
+not drop its target is cast only when no weapon of the caster can hit an enemy
+now (a weapon's full attack is worth more than 1d3 of *ray of frost*).
+
+**Threatened** (some enemy threatens the caster's space; the menu then offers
+``defensive_cast_spell``): the spell is cast defensively when the concentration
+check (d20 + caster level + casting ability, + 4 with Combat Casting, against 15 +
+twice the spell's level) succeeds at least 75 % of the time; otherwise it is cast
+normally and takes the attacks of opportunity (no step away first: kept simple).
+A failed defensive check loses the spell for sure, while casting normally loses it
+only if an attack of opportunity hits and the concentration check after the
+damage fails: roughly one chance in three to one in two for a low-level caster
+next to one enemy, hence the high bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.content.actions import TurnPlan
+from engine.content.spellbook import KnownSpell
+from engine.content.spells import Spell
+from engine.rules.casting import helpful
+from engine.rules.concentration import concentration_modifiers, defensive_dc
+from engine.rules.saves import immune
+from engine.view.casts import CastCandidate, cast_candidates
+from engine.view.observation import Observation
+from engine.view.snapshot import CombatantView
+
+#: the conditions that take a creature out of the fight (a « save-or-lose »)
+TAKES_OUT = frozenset(
+    {
+        "asleep",
+        "unconscious",
+        "paralyzed",
+        "helpless",
+        "stunned",
+        "dazed",
+        "cowering",
+        "panicked",
+        "frightened",
+        "nauseated",
+        "confused",
+    }
+)
+#: the share of its hit points at or below which an ally is healed
+HEAL_BELOW = 0.5
+#: the least chance of the concentration check for a defensive cast
+DEFENSIVE_CHANCE = 0.75
+
+
+def _first_condition(spell: Spell) -> str | None:
+    for e in spell.effects:
+        if e.kind == "condition":
+            return e.phases[0].conditions[0]
+    return None
+
+
+def _pool_max(spell: Spell, cl: int) -> int | None:
+    """The most Hit Dice a pool of Hit Dice (*sleep*) can reach, or ``None``."""
+    pool = spell.hd_pool
+    if pool is None:
+        return None
+    return pool.dice(cl).maximum
+
+
+def affects(obs: Observation, spell: Spell, cl: int, c: CombatantView) -> bool:
+    """Whether ``spell`` of the actor can change anything on ``c`` (module docstring):
+    its filters, a side filter, the dying filter, an immunity, an effect that acts on
+    it, a pool of Hit Dice big enough, a condition it does not have yet."""
+    me = obs.actor
+    if c.dead:
+        return False
+    a = spell.affects
+    if not a.admits(c.creature_type, c.alignment, c.level):
+        return False
+    if a.side is not None and (a.side == "allies") != (c.side == me.side):
+        return False
+    if a.dying is not None and a.dying != (c.hp < 0):
+        return False
+    first = _first_condition(spell)
+    if immune(c, spell.tags, first) is not None:  # type: ignore[arg-type]
+        return False
+    pool = _pool_max(spell, cl)
+    if pool is not None and c.level > pool:
+        return False
+    acting = False
+    for e in spell.effects:
+        ea = e.affects
+        if not ea.admits(c.creature_type, c.alignment, c.level):
+            continue
+        if ea.side is not None and (ea.side == "allies") != (c.side == me.side):
+            continue
+        if ea.dying is not None and ea.dying != (c.hp < 0):
+            continue
+        if e.kind == "condition":
+            if not e.fits(c.level):
+                continue
+            if all(n in c.conditions for p in e.phases for n in p.conditions):
+                continue
+        acting = True
+    return acting
+
+
+def _save_fails(spell: Spell, dc: int, target: CombatantView) -> float:
+    """The chance ``target`` fails the spell's save (1 without a save)."""
+    save = spell.save
+    if save is None or save.outcome == "none":
+        return 1.0
+    bonus = getattr(target.saves, save.type)
+    return min(0.95, max(0.05, (dc - bonus - 1) / 20))
+
+
+def expected_damage(obs: Observation, known: KnownSpell, target: CombatantView) -> float:
+    """The damage ``known`` is expected to deal ``target`` (module docstring, 5)."""
+    me = obs.actor
+    casting = me.casting
+    assert casting is not None
+    book = casting.book
+    spell = known.spell
+    cl = book.caster_level
+    immunities = {i.lower() for i in target.immunities}
+    resist = target.resistances
+    per_hit = 0.0
+    for e in spell.effects:
+        if e.kind != "damage" or not e.affects.admits(
+            target.creature_type, target.alignment, target.level
+        ):
+            continue
+        if any(t in immunities for t in e.types):
+            continue
+        mean = e.formula.dice(cl).mean
+        cut = max((resist.get(t, 0) for t in e.types), default=0)
+        per_hit += max(0.0, mean - cut)
+    if not per_hit:
+        return 0.0
+    count = spell.projectile_count(cl)
+    hit = 1.0
+    if spell.attack in ("melee_touch", "ranged_touch"):
+        touch = book.ranged_touch if spell.attack == "ranged_touch" else book.melee_touch
+        hit = min(0.95, max(0.05, (21 - target.ac.touch + touch.attack_bonus) / 20))
+    save = spell.save
+    if save is not None and save.outcome in ("half", "negates") and not save.harmless:
+        fails = _save_fails(spell, book.dc(known.level), target)
+        per_hit *= fails + (1 - fails) * (0.5 if save.outcome == "half" else 0.0)
+    return per_hit * count * hit
+
+
+def _concentration_bonus(me: CombatantView) -> int:
+    """The bonus of its defensive-casting check, as the engine counts it."""
+    mods = concentration_modifiers(me, combat_casting=True)  # type: ignore[arg-type]
+    return sum(m.value for m in mods)
+
+
+def _plan(
+    obs: Observation, chosen: CastCandidate, cands: Sequence[CastCandidate], why: str
+) -> TurnPlan:
+    """The plan of ``chosen``, cast defensively when the menu offers it and the
+    concentration check is good enough (module docstring)."""
+    me = obs.actor
+    action = chosen.action
+    if not action.cast_defensively:
+        dc = defensive_dc(chosen.known.level)
+        chance = min(1.0, max(0.0, (21 - dc + _concentration_bonus(me)) / 20))
+        if chance >= DEFENSIVE_CHANCE:
+            wanted = "defensive_" + chosen.option.id
+            for c in cands:
+                if c.option.id == wanted:
+                    return TurnPlan(c.option.actions, f"{why}, sur la défensive")
+    return TurnPlan((action,), why)
+
+
+def _hurt_key(c: CombatantView) -> tuple[int, float]:
+    return (0 if c.hp < 0 else 1, c.hp / c.hp_max)
+
+
+def choose_cast(obs: Observation) -> TurnPlan | None:
+    """The cast the actor makes this turn, or ``None`` (module docstring)."""
+    me = obs.actor
+    casting = me.casting
+    if casting is None:
+        return None
+    every = cast_candidates(obs)
+    if not every:
+        return None
+    # the plain casts (a defensive twin is picked by _plan)
+    cands = [c for c in every if not c.action.cast_defensively]
+    cl = casting.book.caster_level
+    by_id = {c.id: c for c in obs.combatants}
+    side = me.side
+    plan = _heal(obs, cands, by_id)
+    if plan is None:
+        plan = _area(obs, cands, by_id, cl)
+    dropping = _cantrip_kills(obs, cands, by_id)
+    if plan is None:
+        plan = _save_or_lose(obs, cands, by_id, cl, dropping)
+    if plan is None:
+        plan = _buff(obs, cands, by_id, side)
+    if plan is None:
+        plan = _damage(obs, cands, by_id, cl, dropping)
+    if plan is None:
+        return None
+    chosen, why = plan
+    return _plan(obs, chosen, every, why)
+
+
+Choice = tuple[CastCandidate, str]
+
+
+def _target(c: CastCandidate, by_id: dict[str, CombatantView], me: CombatantView) -> CombatantView:
+    tid = c.action.target_id
+    return by_id[tid] if tid is not None else me
+
+
+def _heal(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView]
+) -> Choice | None:
+    me = obs.actor
+    best: tuple[tuple[int, int, float, int], CastCandidate] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if _is_area(c):
+            continue
+        t = _target(c, by_id, me)
+        if t.side != me.side or t.dead:
+            continue
+        if not (t.hp < 0 or t.hp <= HEAL_BELOW * t.hp_max):
+            continue
+        heals = any(
+            e.kind == "heal" and e.affects.admits(t.creature_type, t.alignment, t.level)
+            for e in spell.effects
+        )
+        if not heals:
+            continue
+        dying, share = _hurt_key(t)
+        key = (dying, -c.known.level, share, i)
+        if best is None or key < best[0]:
+            best = (key, c)
+    if best is None:
+        return None
+    t = _target(best[1], by_id, me)
+    return best[1], f"soigne {t.id} ({t.hp}/{t.hp_max} pv)"
+
+
+def _caught(
+    obs: Observation, c: CastCandidate, by_id: dict[str, CombatantView], cl: int
+) -> tuple[list[CombatantView], list[CombatantView]]:
+    """(enemies, allies) the area of ``c`` catches and its spell can affect."""
+    spell = c.known.spell
+    enemies = [by_id[i] for i in c.enemies if affects(obs, spell, cl, by_id[i])]
+    allies = [by_id[i] for i in c.allies if affects(obs, spell, cl, by_id[i])]
+    return enemies, allies
+
+
+def _is_area(c: CastCandidate) -> bool:
+    spell = c.known.spell
+    return spell.area is not None and spell.targeting in ("area", "point")
+
+
+def _area(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView], cl: int
+) -> Choice | None:
+    best: tuple[tuple[int, int], CastCandidate, int] | None = None
+    for i, c in enumerate(cands):
+        if not _is_area(c) or _friendly(c.known.spell) or len(c.enemies) < 2:
+            continue
+        enemies, allies = _caught(obs, c, by_id, cl)
+        if len(enemies) < 2 or allies:
+            continue
+        key = (-len(enemies), i)
+        if best is None or key < best[0]:
+            best = (key, c, len(enemies))
+    if best is None:
+        return None
+    return best[1], f"{best[1].known.spell.label} : {best[2]} ennemis pris"
+
+
+def _cantrip_kills(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView]
+) -> frozenset[str]:
+    """The enemies a cantrip offered this turn is expected to drop."""
+    me = obs.actor
+    out: set[str] = set()
+    for c in cands:
+        if c.known.level or _is_area(c):
+            continue
+        t = _target(c, by_id, me)
+        if t.side != me.side and t.hp >= 0 and expected_damage(obs, c.known, t) >= t.hp + 1:
+            out.add(t.id)
+    return frozenset(out)
+
+
+def _single_enemy(
+    obs: Observation, c: CastCandidate, by_id: dict[str, CombatantView], cl: int
+) -> CombatantView | None:
+    """The one enemy ``c`` acts on (a creature's spell, or an area that affects one
+    enemy and no ally), else ``None``."""
+    me = obs.actor
+    if _is_area(c):
+        enemies, allies = _caught(obs, c, by_id, cl)
+        return enemies[0] if len(enemies) == 1 and not allies else None
+    t = _target(c, by_id, me)
+    if t.side == me.side or not t.active:
+        return None
+    return t if affects(obs, c.known.spell, cl, t) else None
+
+
+def _save_or_lose(
+    obs: Observation,
+    cands: list[CastCandidate],
+    by_id: dict[str, CombatantView],
+    cl: int,
+    dropping: frozenset[str],
+) -> Choice | None:
+    me = obs.actor
+    casting = me.casting
+    assert casting is not None
+    best: tuple[tuple[float, int, int], CastCandidate, CombatantView] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if helpful(spell):
+            continue
+        outs = {
+            n
+            for e in spell.effects
+            if e.kind == "condition"
+            for p in e.phases
+            for n in p.conditions
+            if n in TAKES_OUT
+        }
+        if not outs:
+            continue
+        t = _single_enemy(obs, c, by_id, cl)
+        if t is None or all(n in t.conditions for n in outs):
+            continue
+        if c.known.level and t.id in dropping:
+            continue
+        fails = _save_fails(spell, casting.book.dc(c.known.level), t)
+        key = (-fails, c.known.level, i)
+        if best is None or key < best[0]:
+            best = (key, c, t)
+    if best is None:
+        return None
+    _, c, t = best
+    return c, f"{c.known.spell.label} sur {t.id} (sauvegarde la plus faible)"
+
+
+def _buff(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView], side: str
+) -> Choice | None:
+    me = obs.actor
+    if obs.round > 1:
+        ours = [me, *obs.allies()]
+        if any(obs.threatened_at(c.cell, c.space) for c in ours):
+            return None
+    best: tuple[tuple[int, int], CastCandidate] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if not c.known.level or not _friendly(spell):
+            continue
+        if not any(e.kind == "buff" for e in spell.effects):
+            continue
+        source = f"sort:{spell.id}"
+        if _is_area(c):
+            lacking = [
+                by_id[a]
+                for a in c.allies
+                if by_id[a].active and not _has(by_id[a], source) and _buffs(spell, by_id[a])
+            ]
+            if len(lacking) < 2:
+                continue
+            rank = -1
+        else:
+            t = _target(c, by_id, me)
+            if t.side != side or not t.active or _has(t, source) or not _buffs(spell, t):
+                continue
+            rank = 0 if t.id == me.id else 1 + [x.id for x in obs.combatants].index(t.id)
+        key = (rank, i)
+        if best is None or key < best[0]:
+            best = (key, c)
+    if best is None:
+        return None
+    return best[1], f"avant le contact : {best[1].known.spell.label}"
+
+
+def _friendly(spell: Spell) -> bool:
+    """A spell for the caster's side: for willing creatures, or for allies only (*bless*)."""
+    return helpful(spell) or spell.affects.side == "allies"
+
+
+def _has(c: CombatantView, source: str) -> bool:
+    return any(e.source == source for e in c.effects.items)
+
+
+def _buffs(spell: Spell, c: CombatantView) -> bool:
+    return spell.affects.admits(c.creature_type, c.alignment, c.level) and any(
+        e.kind == "buff" and e.affects.admits(c.creature_type, c.alignment, c.level)
+        for e in spell.effects
+    )
+
+
+def _damage(
+    obs: Observation,
+    cands: list[CastCandidate],
+    by_id: dict[str, CombatantView],
+    cl: int,
+    dropping: frozenset[str],
+) -> Choice | None:
+    best: tuple[tuple[float, int, int, int], CastCandidate, CombatantView, float] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if helpful(spell) and not any(e.kind == "damage" for e in spell.effects):
+            continue
+        t = _single_enemy(obs, c, by_id, cl)
+        if t is None:
+            continue
+        if c.known.level and t.id in dropping:
+            continue
+        dealt = expected_damage(obs, c.known, t)
+        if dealt <= 0:
+            continue
+        capped = min(dealt, max(t.hp, 0) + 1)
+        key = (-capped, c.known.level, obs.distance_ft(t.id), i)
+        if best is None or key < best[0]:
+            best = (key, c, t, dealt)
+    if best is None:
+        return None
+    _, c, t, dealt = best
+    if not c.known.level and dealt < t.hp + 1 and _weapon_hits(obs):
+        return None
+    return c, f"{c.known.spell.label} sur {t.id}"
+
+
+def _weapon_hits(obs: Observation) -> bool:
+    return any(obs.weapon_for(e.id)[0] is not None for e in obs.enemies())
+
+
+__all__ = ["HEAL_BELOW", "TAKES_OUT", "affects", "choose_cast", "expected_damage"]
