@@ -111,8 +111,9 @@ def _pack(profile: CombatantProfile, cells: list[tuple[int, int]], start: int = 
 
 def test_sleep_on_the_placement_that_catches_the_most_enemies_and_no_ally():
     shaman = state("shaman", "a", npc("shaman"), HALL, (2, 0))
-    ally = state("ally", "a", foe(name="Ally"), HALL, (2, 11), 9)
-    enemies = _pack(foe(hp=6, level=1), [(1, 10), (3, 10), (0, 14), (4, 14)])
+    # a pair of enemies 10 ft apart, two lone ones, the ally far from all of them
+    ally = state("ally", "a", foe(name="Ally"), HALL, (2, 34), 9)
+    enemies = _pack(foe(hp=6, level=1), [(1, 10), (3, 10), (0, 20), (4, 26)])
     b = battle(HALL, [shaman, ally, *enemies])
     plan = decide(b, shaman)
     cast = cast_of(plan)
