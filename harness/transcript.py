@@ -476,7 +476,11 @@ def _magic_line(event: Event) -> Line | None:
     if isinstance(event, EnergyHarm):
         by = f" ({event.source})" if event.source is not None else ""
         text = f"{event.effect}{by} : {_plural(event.damage, 'dégât')} d'{_ENERGY[event.energy]}"
-        if event.halved:
+        if event.by_kind and event.halved:
+            text += f" (moitié de {event.amount} selon la cible, puis moitié : sauvegarde réussie)"
+        elif event.by_kind:
+            text += f" (moitié de {event.amount} selon la cible)"
+        elif event.halved:
             text += f" (moitié de {event.amount} : sauvegarde réussie)"
         text += _state(event.hp, event.hp_max, 0, event.life)
         return (event.round, event.actor, text, ())
@@ -615,7 +619,11 @@ def _spell_line(event: Event) -> Line | None:
         return (event.round, event.actor, text, (roll,))
     if isinstance(event, SpellDamage):
         text = f"{event.spell} ({event.source}) : {_plural(event.damage, 'dégât')}"
-        if event.halved:
+        if event.by_kind and event.halved:
+            text += f" (moitié de {event.amount} selon la cible, puis moitié : sauvegarde réussie)"
+        elif event.by_kind:
+            text += f" (moitié de {event.amount} selon la cible)"
+        elif event.halved:
             text += f" (moitié de {event.amount} : sauvegarde réussie)"
         for note in event.energy_notes:
             text += f" ({note})"

@@ -547,3 +547,24 @@ def test_a_spell_for_allies_only_spares_the_enemies_it_catches() -> None:
     assert cast(b, m, spell_name="bless").ok
     assert (m.effects.total(ATTACK), ally.effects.total(ATTACK)) == (1, 1)
     assert foe.effects.total(ATTACK) == 0 and not foe.effects.items
+
+
+def test_holy_smite_halves_its_roll_for_a_neutral_creature_before_the_save_halves_it_again():
+    """SRD « Holy Smite »: a neutral creature takes « only half damage », and a Will
+    save halves it again; an evil one takes it all (half on a save)."""
+    hall = make_map(["........", "........", "........"])
+    cleric = mage(spells=["holy smite"], spell_slots={"4": 2}, caster_level=8)
+    m = state("mage", "a", cleric, hall, (1, 0))
+    n = state("neutre", "b", make_profile(name="N", hp_max=60), hall, (1, 5), 1)
+    e = state("mauvais", "b", make_profile(name="E", hp_max=60, alignment="NE"), hall, (1, 6), 2)
+    # 4d8 per creature (min(5, 8 // 2)); the saves: neutral fails, evil fails
+    b = battle(hall, [m, n, e], {"damage": [5] * 8, "save": [2, 2, 2], "duration": [1]})
+    assert cast(b, m, spell_name="holy smite", target_pos=(1, 6)).ok
+    assert n.hp == 60 - 10  # half of 20
+    assert e.hp == 60 - 20
+    lines = [line for line in messages(b) if "dégâts" in line]
+    assert lines[0] == "châtiment sacré (mage) : 10 dégâts (moitié de 20 selon la cible) (50/60 pv)"
+    b = battle(hall, [m, n, e], {"damage": [7] * 8, "save": [20, 20]})
+    assert cast(b, m, spell_name="holy smite", target_pos=(1, 6)).ok
+    assert n.hp == 50 - 7  # 28 // 2 = 14, saved: 7
+    assert e.hp == 40 - 14

@@ -28,8 +28,8 @@ spells it can cast, each at its level, and those it cannot, each with why
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
   speed, size or attacks, conditions that end on a save each round, on an
-  attack or an escape, several targets, a target's save bonus, damage halved by
-  the target's kind, bleeding or fight-long conditions).
+  attack or an escape, several targets, a target's save bonus, bleeding or
+  fight-long conditions).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -149,8 +149,6 @@ def unplayable_reason(spell: Spell) -> str | None:
     if spell.save is not None and spell.save.bonus:
         return "bonus au jet de sauvegarde de la cible : pas encore joué"
     for effect in spell.effects:
-        if isinstance(effect, DamageEffect) and effect.halved:
-            return "demi-dégâts d'office selon la cible : pas encore joué"
         if isinstance(effect, DamageEffect | HealEffect):
             continue
         if isinstance(effect, ConditionEffect):

@@ -37,7 +37,9 @@ off the map or out of sight (``invalid_destination``).
    throw (DC 10 + level + casting ability), none for a harmless spell on the
    caster's side; then each effect the creature is among those it acts on:
    damage (halved or negated by a save, energy resistance per component and per
-   missile, never damage reduction), healing (:func:`engine.rules.healing.heal`,
+   missile, never damage reduction; an effect ``halved`` for the target's kind —
+   *holy smite* on a neutral creature — deals half its roll, rounded down, before
+   the save halves it again), healing (:func:`engine.rules.healing.heal`,
    capped), positive or negative energy that wounds (a Will save for half:
    :func:`engine.rules.healing.harm`), conditions for their durations
    (:func:`engine.rules.status.give_condition`, timed on the caster's turns) and
@@ -644,8 +646,11 @@ def _damage(
         return
     if saved and outcome == "negates":
         return
+    by_kind = effect.halved  # SRD « Holy Smite »: « only half damage » to some creatures
+    dealt = amount // 2 if by_kind else amount
     halved = saved and outcome == "half"
-    dealt = amount // 2 if halved else amount
+    if halved:
+        dealt //= 2
     kept, note = resist_energy(target, dealt, effect.types)  # never damage reduction
     before, was_active = target.hp, target.active
     apply_damage(target, kept)
@@ -658,7 +663,7 @@ def _damage(
             SpellDamage(
                 fight.round, target.id, spell.label, caster.id, amount, kept, halved,
                 (note,) if note is not None else (), target.hp, target.profile.spec.hp_max,
-                target.nonlethal, target.life_label(),
+                target.nonlethal, target.life_label(), by_kind,
             )
         )  # fmt: skip
         if before >= 0 > target.hp or target.dead:
