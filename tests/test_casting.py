@@ -568,3 +568,26 @@ def test_holy_smite_halves_its_roll_for_a_neutral_creature_before_the_save_halve
     assert cast(b, m, spell_name="holy smite", target_pos=(1, 6)).ok
     assert n.hp == 50 - 7  # 28 // 2 = 14, saved: 7
     assert e.hp == 40 - 14
+
+
+def test_hypnotism_gives_its_targets_plus_two_on_their_will_save():
+    """SRD « Hypnotism »: creatures in combat get +2 on the save (the file's
+    ``save.bonus``): a 12 against DC 14 (10 + 1 + Int 3) saves; an 11 does not."""
+    from engine.state.conditions import CONDITIONS
+
+    fascinated = int(CONDITIONS["fascinated"].bit)
+    for roll, kept in ((12, False), (11, True)):
+        m = state("mage", "a", mage(spells=["hypnotism"]), ROW, (0, 0))
+        f = state("foe", "b", make_profile(name="Foe", hp_max=20), ROW, (0, 5), 1)
+        plan = Plan(CastSpellAction(spell_name="hypnotism", target_pos=(0, 5)))
+        b = battle(ROW, [m, f], {"spell": [4, 4], "save": [roll], "duration": [3, 3]},
+                   policies={"a": plan, "b": Plan(WaitAction())})  # fmt: skip
+        b.take_turn(m)
+        b.take_turn(m)
+        assert bool(f.effects.cond & fascinated) is kept
+        total = roll + 2
+        verdict = "réussite" if not kept else "échec"
+        assert any(
+            line.startswith(f"jet de Volonté contre hypnose d20={roll}+2={total} vs DD 14 -> {verdict}")
+            for line in messages(b)
+        )

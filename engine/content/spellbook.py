@@ -28,8 +28,7 @@ spells it can cast, each at its level, and those it cannot, each with why
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
   speed, size or attacks, conditions that end on a save each round, on an
-  attack or an escape, several targets, a target's save bonus, bleeding or
-  fight-long conditions).
+  attack or an escape, several targets, bleeding or fight-long conditions).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -146,8 +145,6 @@ def unplayable_reason(spell: Spell) -> str | None:
         return "portée donnée en mots seulement"
     if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
         return "plusieurs cibles : pas encore joué"
-    if spell.save is not None and spell.save.bonus:
-        return "bonus au jet de sauvegarde de la cible : pas encore joué"
     for effect in spell.effects:
         if isinstance(effect, DamageEffect | HealEffect):
             continue
