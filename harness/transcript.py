@@ -476,11 +476,7 @@ def _magic_line(event: Event) -> Line | None:
     if isinstance(event, EnergyHarm):
         by = f" ({event.source})" if event.source is not None else ""
         text = f"{event.effect}{by} : {_plural(event.damage, 'dégât')} d'{_ENERGY[event.energy]}"
-        if event.by_kind and event.halved:
-            text += f" (moitié de {event.amount} selon la cible, puis moitié : sauvegarde réussie)"
-        elif event.by_kind:
-            text += f" (moitié de {event.amount} selon la cible)"
-        elif event.halved:
+        if event.halved:
             text += f" (moitié de {event.amount} : sauvegarde réussie)"
         text += _state(event.hp, event.hp_max, 0, event.life)
         return (event.round, event.actor, text, ())
