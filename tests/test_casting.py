@@ -588,6 +588,8 @@ def test_hypnotism_gives_its_targets_plus_two_on_their_will_save():
         total = roll + 2
         verdict = "réussite" if not kept else "échec"
         assert any(
-            line.startswith(f"jet de Volonté contre hypnose d20={roll}+2={total} vs DD 14 -> {verdict}")
+            line.startswith(
+                f"jet de Volonté contre hypnose d20={roll}+2={total} vs DD 14 -> {verdict}"
+            )
             for line in messages(b)
         )

@@ -35,7 +35,8 @@ off the map or out of sight (``invalid_destination``).
    descriptors; spell resistance (d20 + caster level against it, once per
    creature, not for a spell without it nor for the caster's side); a saving
    throw (DC 10 + level + casting ability, with the spell's own bonus to it:
-   *hypnotism* +2), none for a harmless spell on the caster's side; then each effect the creature is among those it acts on:
+   *hypnotism* +2), none for a harmless spell on the caster's side; then each
+   effect the creature is among those it acts on:
    damage (halved or negated by a save, energy resistance per component and per
    missile, never damage reduction; an effect ``halved`` for the target's kind —
    *holy smite* on a neutral creature — deals half its roll, rounded down, before
