@@ -17,6 +17,7 @@ from builders import Plan, battle, make_map, make_profile, melee, messages, stat
 
 from engine.content.actions import (
     ActionResult,
+    AttackAction,
     CastSpellAction,
     MoveAction,
     Reason,
@@ -593,3 +594,17 @@ def test_hypnotism_gives_its_targets_plus_two_on_their_will_save():
             )
             for line in messages(b)
         )
+
+
+def test_true_strike_adds_20_to_the_next_attack_roll_only():
+    """SRD « True Strike »: +20 insight on « your next single attack roll »; the
+    roll after it gets nothing."""
+    striker = mage(spells=["true strike"], attacks=[melee("dagger")], spell_slots={"1": 1})
+    b, m, _foe = duel({"attack": [1, 3, 3], "damage": [2]}, gap=1, caster=striker,
+                     foe=make_profile(name="Foe", hp_max=20, ac={"total": 15, "touch": 10,
+                                                                 "flat_footed": 15}))  # fmt: skip
+    assert cast(b, m, spell_name="true strike").ok  # the foe's attack of opportunity: a 1
+    b.dispatch(m, AttackAction(target_id="foe"))
+    assert messages(b)[-1].startswith("dagger vs foe d20=3+20=23 CA 15 -> TOUCHÉ")
+    b.dispatch(m, AttackAction(target_id="foe"))
+    assert messages(b)[-1] == "dagger vs foe d20=3+0=3 CA 15 -> RATÉ"

@@ -27,8 +27,9 @@ spells it can cast, each at its level, and those it cannot, each with why
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
-  speed, size or attacks, conditions that end on a save each round, on an
-  attack or an escape, several targets, bleeding or fight-long conditions).
+  speed, size or attacks or are used once on another roll than an attack,
+  conditions that end on a save each round, on an attack or an escape, several
+  targets, bleeding or fight-long conditions).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -57,6 +58,7 @@ from engine.content.creatures import (
     ability_mod,
 )
 from engine.content.spells import (
+    STAT_INDEX,
     BuffEffect,
     ConditionEffect,
     DamageEffect,
@@ -157,8 +159,10 @@ def unplayable_reason(spell: Spell) -> str | None:
                 return "phases de conditions disjointes : pas encore joué"
             continue
         if isinstance(effect, BuffEffect):
-            if effect.once:
-                return "bonus utilisé une fois : pas encore joué"
+            if effect.once and any(
+                s != STAT_INDEX["attack"] for m in effect.modifiers for s in m.stats
+            ):
+                return "bonus utilisé une fois sur un autre jet que l'attaque : pas encore joué"
             if (
                 effect.speed_ft
                 or effect.half_speed

@@ -44,7 +44,8 @@ off the map or out of sight (``invalid_destination``).
    capped), positive or negative energy that wounds (a Will save for half:
    :func:`engine.rules.healing.harm`), conditions for their durations
    (:func:`engine.rules.status.give_condition`, timed on the caster's turns) and
-   buffs as timed typed effects (:mod:`engine.state.effects`). An area's
+   buffs as timed typed effects (:mod:`engine.state.effects`; a ``once`` buff,
+   *true strike*, is spent by its holder's next attack roll). An area's
    squares come from :mod:`engine.geometry.areas` (line of effect from its
    origin); a pool of Hit Dice (Sleep) goes to the fewest Hit Dice first, then
    the nearest to the origin, and what cannot affect the next creature is wasted.
@@ -745,6 +746,7 @@ def _buff(
                 turns=rounds if rounds is not None else 1,
                 when=when,
                 origin=ctx.caster.id,
+                once=effect.once,
             ),
             ctx.caster if rounds is not None else None,
         )
