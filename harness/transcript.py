@@ -615,7 +615,11 @@ def _spell_line(event: Event) -> Line | None:
         return (event.round, event.actor, text, (roll,))
     if isinstance(event, SpellDamage):
         text = f"{event.spell} ({event.source}) : {_plural(event.damage, 'dégât')}"
-        if event.halved:
+        if event.by_kind and event.halved:
+            text += f" (moitié de {event.amount} selon la cible, puis moitié : sauvegarde réussie)"
+        elif event.by_kind:
+            text += f" (moitié de {event.amount} selon la cible)"
+        elif event.halved:
             text += f" (moitié de {event.amount} : sauvegarde réussie)"
         for note in event.energy_notes:
             text += f" ({note})"

@@ -17,6 +17,7 @@ from builders import Plan, battle, make_map, make_profile, melee, messages, stat
 
 from engine.content.actions import (
     ActionResult,
+    AttackAction,
     CastSpellAction,
     MoveAction,
     Reason,
@@ -547,3 +548,63 @@ def test_a_spell_for_allies_only_spares_the_enemies_it_catches() -> None:
     assert cast(b, m, spell_name="bless").ok
     assert (m.effects.total(ATTACK), ally.effects.total(ATTACK)) == (1, 1)
     assert foe.effects.total(ATTACK) == 0 and not foe.effects.items
+
+
+def test_holy_smite_halves_its_roll_for_a_neutral_creature_before_the_save_halves_it_again():
+    """SRD « Holy Smite »: a neutral creature takes « only half damage », and a Will
+    save halves it again; an evil one takes it all (half on a save)."""
+    hall = make_map(["........", "........", "........"])
+    cleric = mage(spells=["holy smite"], spell_slots={"4": 2}, caster_level=8)
+    m = state("mage", "a", cleric, hall, (1, 0))
+    n = state("neutre", "b", make_profile(name="N", hp_max=60), hall, (1, 5), 1)
+    e = state("mauvais", "b", make_profile(name="E", hp_max=60, alignment="NE"), hall, (1, 6), 2)
+    # 4d8 per creature (min(5, 8 // 2)); the saves: neutral fails, evil fails
+    b = battle(hall, [m, n, e], {"damage": [5] * 8, "save": [2, 2, 2], "duration": [1]})
+    assert cast(b, m, spell_name="holy smite", target_pos=(1, 6)).ok
+    assert n.hp == 60 - 10  # half of 20
+    assert e.hp == 60 - 20
+    lines = [line for line in messages(b) if "dégâts" in line]
+    assert lines[0] == "châtiment sacré (mage) : 10 dégâts (moitié de 20 selon la cible) (50/60 pv)"
+    b = battle(hall, [m, n, e], {"damage": [7] * 8, "save": [20, 20]})
+    assert cast(b, m, spell_name="holy smite", target_pos=(1, 6)).ok
+    assert n.hp == 50 - 7  # 28 // 2 = 14, saved: 7
+    assert e.hp == 40 - 14
+
+
+def test_hypnotism_gives_its_targets_plus_two_on_their_will_save():
+    """SRD « Hypnotism »: creatures in combat get +2 on the save (the file's
+    ``save.bonus``): a 12 against DC 14 (10 + 1 + Int 3) saves; an 11 does not."""
+    from engine.state.conditions import CONDITIONS
+
+    fascinated = int(CONDITIONS["fascinated"].bit)
+    for roll, kept in ((12, False), (11, True)):
+        m = state("mage", "a", mage(spells=["hypnotism"]), ROW, (0, 0))
+        f = state("foe", "b", make_profile(name="Foe", hp_max=20), ROW, (0, 5), 1)
+        plan = Plan(CastSpellAction(spell_name="hypnotism", target_pos=(0, 5)))
+        b = battle(ROW, [m, f], {"spell": [4, 4], "save": [roll], "duration": [3, 3]},
+                   policies={"a": plan, "b": Plan(WaitAction())})  # fmt: skip
+        b.take_turn(m)
+        b.take_turn(m)
+        assert bool(f.effects.cond & fascinated) is kept
+        total = roll + 2
+        verdict = "réussite" if not kept else "échec"
+        assert any(
+            line.startswith(
+                f"jet de Volonté contre hypnose d20={roll}+2={total} vs DD 14 -> {verdict}"
+            )
+            for line in messages(b)
+        )
+
+
+def test_true_strike_adds_20_to_the_next_attack_roll_only():
+    """SRD « True Strike »: +20 insight on « your next single attack roll »; the
+    roll after it gets nothing."""
+    striker = mage(spells=["true strike"], attacks=[melee("dagger")], spell_slots={"1": 1})
+    b, m, _foe = duel({"attack": [1, 3, 3], "damage": [2]}, gap=1, caster=striker,
+                     foe=make_profile(name="Foe", hp_max=20, ac={"total": 15, "touch": 10,
+                                                                 "flat_footed": 15}))  # fmt: skip
+    assert cast(b, m, spell_name="true strike").ok  # the foe's attack of opportunity: a 1
+    b.dispatch(m, AttackAction(target_id="foe"))
+    assert messages(b)[-1].startswith("dagger vs foe d20=3+20=23 CA 15 -> TOUCHÉ")
+    b.dispatch(m, AttackAction(target_id="foe"))
+    assert messages(b)[-1] == "dagger vs foe d20=3+0=3 CA 15 -> RATÉ"

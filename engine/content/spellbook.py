@@ -27,8 +27,8 @@ spells it can cast, each at its level, and those it cannot, each with why
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
   (recurring damage, temporary hit points, mirror images, buffs that change
-  speed, size or attacks, conditions that end on an escape, several targets, a
-  target's save bonus, damage halved by the target's kind, bleeding).
+  speed, size or attacks or are used once on another roll than an attack,
+  conditions that end on an escape, several targets, bleeding).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -36,8 +36,8 @@ spells it can cast, each at its level, and those it cannot, each with why
 >>> book = build_spellbook(lich.spec, default_registry())
 >>> known = [k.spell.id for k in book.known]
 >>> book.caster_level, book.dc(3), known  # doctest: +NORMALIZE_WHITESPACE
-(11, 19, ['bleed', 'ray-of-frost', 'magic-missile', 'ray-of-enfeeblement', 'mage-armor',
-          'scorching-ray', 'fireball', 'cone-of-cold'])
+(11, 19, ['bleed', 'ray-of-frost', 'magic-missile', 'ray-of-enfeeblement', 'shield',
+          'mage-armor', 'scorching-ray', 'fireball', 'cone-of-cold', 'waves-of-fatigue'])
 >>> book.slots[3], book.melee_touch.attack_bonus, book.ranged_touch.attack_bonus
 (6, 5, 7)
 """
@@ -57,6 +57,7 @@ from engine.content.creatures import (
     ability_mod,
 )
 from engine.content.spells import (
+    STAT_INDEX,
     BuffEffect,
     ConditionEffect,
     DamageEffect,
@@ -145,11 +146,7 @@ def unplayable_reason(spell: Spell) -> str | None:
         return "portée donnée en mots seulement"
     if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
         return "plusieurs cibles : pas encore joué"
-    if spell.save is not None and spell.save.bonus:
-        return "bonus au jet de sauvegarde de la cible : pas encore joué"
     for effect in spell.effects:
-        if isinstance(effect, DamageEffect) and effect.halved:
-            return "demi-dégâts d'office selon la cible : pas encore joué"
         if isinstance(effect, DamageEffect | HealEffect):
             continue
         if isinstance(effect, ConditionEffect):
@@ -161,8 +158,10 @@ def unplayable_reason(spell: Spell) -> str | None:
                 return "phases de conditions disjointes : pas encore joué"
             continue
         if isinstance(effect, BuffEffect):
-            if effect.once:
-                return "bonus utilisé une fois : pas encore joué"
+            if effect.once and any(
+                s != STAT_INDEX["attack"] for m in effect.modifiers for s in m.stats
+            ):
+                return "bonus utilisé une fois sur un autre jet que l'attaque : pas encore joué"
             if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
                 return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue

@@ -624,7 +624,8 @@ class SpellDamage(Event):
     """``actor`` takes ``damage`` from ``source``'s ``spell`` (one component, or one
     missile): ``amount`` rolled, ``halved`` by a successful save (rounded down),
     ``energy_notes`` the energy resistances and immunities that reduced it (never
-    damage reduction); its state after."""
+    damage reduction); its state after; ``by_kind``: only half the roll, rounded
+    down, before the save, for the target's kind (*holy smite* on a neutral creature)."""
 
     spell: str
     source: str
@@ -636,6 +637,7 @@ class SpellDamage(Event):
     hp_max: int
     nonlethal: int
     life: str
+    by_kind: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,14 +34,18 @@ off the map or out of sight (``invalid_destination``).
    two caster levels above the first, up to 5); immunities to the spell's
    descriptors; spell resistance (d20 + caster level against it, once per
    creature, not for a spell without it nor for the caster's side); a saving
-   throw (DC 10 + level + casting ability), none for a harmless spell on the
-   caster's side; then each effect the creature is among those it acts on:
+   throw (DC 10 + level + casting ability, with the spell's own bonus to it:
+   *hypnotism* +2), none for a harmless spell on the caster's side; then each
+   effect the creature is among those it acts on:
    damage (halved or negated by a save, energy resistance per component and per
-   missile, never damage reduction), healing (:func:`engine.rules.healing.heal`,
+   missile, never damage reduction; an effect ``halved`` for the target's kind —
+   *holy smite* on a neutral creature — deals half its roll, rounded down, before
+   the save halves it again), healing (:func:`engine.rules.healing.heal`,
    capped), positive or negative energy that wounds (a Will save for half:
    :func:`engine.rules.healing.harm`), conditions for their durations
    (:func:`engine.rules.status.give_condition`, timed on the caster's turns) and
-   buffs as timed typed effects (:mod:`engine.state.effects`). An area's
+   buffs as timed typed effects (:mod:`engine.state.effects`; a ``once`` buff,
+   *true strike*, is spent by its holder's next attack roll). An area's
    squares come from :mod:`engine.geometry.areas` (line of effect from its
    origin); a pool of Hit Dice (Sleep) goes to the fewest Hit Dice first, then
    the nearest to the origin, and what cannot affect the next creature is wasted.
@@ -618,6 +622,7 @@ def _effects(
             rec = roll_save(
                 fight, target, save.type, ctx.dc, effect=spell.label, descriptors=ctx.tags,
                 source=caster, harmless=save.harmless and willing, origin=ctx.origin,
+                bonus=save.bonus,
             )  # fmt: skip
             saved = rec is not None and rec.success is True
     for effect in effects:
@@ -662,8 +667,11 @@ def _damage(
         return
     if saved and outcome == "negates":
         return
+    by_kind = effect.halved  # SRD « Holy Smite »: « only half damage » to some creatures
+    dealt = amount // 2 if by_kind else amount
     halved = saved and outcome == "half"
-    dealt = amount // 2 if halved else amount
+    if halved:
+        dealt //= 2
     kept, note = resist_energy(target, dealt, effect.types)  # never damage reduction
     before, was_active = target.hp, target.active
     apply_damage(target, kept)
@@ -676,7 +684,7 @@ def _damage(
             SpellDamage(
                 fight.round, target.id, spell.label, caster.id, amount, kept, halved,
                 (note,) if note is not None else (), target.hp, target.profile.spec.hp_max,
-                target.nonlethal, target.life_label(),
+                target.nonlethal, target.life_label(), by_kind,
             )
         )  # fmt: skip
         if before >= 0 > target.hp or target.dead:
@@ -771,6 +779,7 @@ def _buff(
                 turns=rounds if rounds is not None else 1,
                 when=when,
                 origin=ctx.caster.id,
+                once=effect.once,
             ),
             ctx.caster if rounds is not None else None,
         )

@@ -207,12 +207,14 @@ def roll_save(
     source: CombatantState | None = None,
     harmless: bool = False,
     origin: Cell | None = None,
+    bonus: int = 0,
 ) -> RollRecord | None:
     """``target``'s saving throw against ``effect`` (its French name, for the
     transcript) of DC ``dc``.
 
     ``source``: the creature the effect comes from (its alignment adds descriptors);
-    ``origin``: an area's point of origin (Reflex cover). A ``harmless`` effect
+    ``origin``: an area's point of origin (Reflex cover); ``bonus``: the effect's
+    own bonus to the save (*hypnotism*: +2, « bonus du sort »). A ``harmless`` effect
     rolls nothing and returns ``None`` (no die drawn). The roll is logged as a
     :class:`~engine.core.events.SavingThrow`.
     """
@@ -227,6 +229,8 @@ def roll_save(
         reflex_cover(fight.gmap, origin, target.pos) if origin is not None and save == "ref" else 0
     )
     mods = save_modifiers(target, save, tags, cover)
+    if bonus:
+        mods = (*mods, Modifier(bonus, "bonus du sort"))
     rec = check(fight.rng, D20_SAVE, CheckKind.SAVE, mods, dc)
     if fight.log is not None:
         fight.log.append(SavingThrow(fight.round, target.id, effect, save, dc, rec))

@@ -260,8 +260,11 @@ class Effects:
             cond |= e.cond
         #: the union of their :class:`Cond` bits
         self.cond = cond
-        #: the conditional ones (against one opponent, or on a roll with a descriptor)
-        self.against = tuple([e for e in items if e.against is not None or e.when is not None])
+        #: the conditional ones (against one opponent, or on a roll with a descriptor),
+        #: and the ``once`` ones (:func:`use_effects` looks for them here)
+        self.against = tuple(
+            [e for e in items if e.against is not None or e.when is not None or e.once]
+        )
         #: the timers this combatant's turns count down: of its own effects and of
         #: those it gave others
         self.timers = timers
@@ -371,11 +374,14 @@ def drop_effect(holder: HasEffects, source: str) -> bool:
 
 def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
     """A roll against ``opponent`` used ``holder``'s ``stat``: its ``once``
-    effects against that opponent on that stat are spent."""
-    if any(e.once and e.against == opponent for e in holder.effects.against):
+    effects on that stat, against that opponent or against anyone (*true strike*:
+    « your next single attack roll »), are spent."""
+    if any(e.once and e.against in (None, opponent) for e in holder.effects.against):
         _remove(
             holder,
-            lambda e: e.once and e.against == opponent and any(s == stat for s, _ in e.mods),
+            lambda e: (
+                e.once and e.against in (None, opponent) and any(s == stat for s, _ in e.mods)
+            ),
         )
 
 
