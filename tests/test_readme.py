@@ -33,7 +33,9 @@ def test_quick_start_block_matches_the_real_output(capsys, monkeypatch):
     assert "```\n" + out in readme, "README quick-start output is stale"
 
 
-@pytest.mark.parametrize("name", ["quickstart", "scripted_brutes", "strategy_archers", "lich"])
+@pytest.mark.parametrize(
+    "name", ["quickstart", "scripted_brutes", "strategy_archers", "lich", "casters"]
+)
 def test_encounter_examples_run(name, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["--encounter", f"data/encounters/{name}.yaml", "--runs", "20"]) == 0
