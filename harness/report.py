@@ -228,7 +228,7 @@ def shows_magic(report: dict[str, Any]) -> bool:
 def attrition_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]], set[int]]:
     """The attrition table: its headers, rows (formatted as the reports print
     them) and right-aligned columns."""
-    headers = list(ATTRITION_HEADERS)
+    headers: list[str] = list(ATTRITION_HEADERS)
     rows = attrition_rows(report)
     numeric = set(ATTRITION_NUMERIC)
     if shows_magic(report):

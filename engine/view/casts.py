@@ -175,11 +175,7 @@ def cast_candidates(obs: Observation) -> tuple[CastCandidate, ...]:
     me = obs.actor
     if me.static.casting is None:
         return ()
-    key = ("casts", "")
-    hit = obs._cache.get(key)  # (the view's own per-observation cache)
-    if hit is None:
-        hit = obs._cache[key] = _candidates(obs, obs._gmap)
-    return hit  # type: ignore[return-value]
+    return obs.memo("casts", _candidates)  # type: ignore[return-value]
 
 
 def _candidates(obs: Observation, gmap: GameMap) -> tuple[CastCandidate, ...]:

@@ -203,6 +203,15 @@ class Observation:
         """Read-only description of the map (layers and terrain semantics)."""
         return MapView.of(self._gmap)
 
+    def memo(self, key: str, build: Callable[[Observation, GameMap], object]) -> object:
+        """``build(self, the map)``, computed once per Observation under ``key`` (a view
+        module's own derived value, e.g. :func:`engine.view.casts.cast_candidates`)."""
+        slot = (key, "")
+        hit = self._cache.get(slot)
+        if hit is None:
+            hit = self._cache[slot] = build(self, self._gmap)
+        return hit
+
     # -- the rules' Situation (engine.state.fight.Situation) --------------------------
     def target(self, target_id: str | None) -> CombatantView | None:
         """The combatant named ``target_id`` (``None`` when unnamed or unknown)."""
