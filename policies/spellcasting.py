@@ -492,3 +492,14 @@ def _weapon_hits(obs: Observation) -> bool:
 
 
 __all__ = ["HEAL_BELOW", "TAKES_OUT", "affects", "choose_cast", "expected_damage"]
+
+
+def save_fails(spell: Spell, dc: int, target: CombatantView) -> float:
+    """The chance ``target`` fails the save of ``spell`` at ``dc`` (1 without a save;
+    5 % to 95 % otherwise), as the heuristic weighs it."""
+    return _save_fails(spell, dc, target)
+
+
+def concentration_chance(me: CombatantView, dc: int) -> float:
+    """The chance of ``me``'s concentration check against ``dc`` to cast defensively."""
+    return min(1.0, max(0.0, (21 - dc + _concentration_bonus(me)) / 20))

@@ -27,6 +27,19 @@ turn loop pays for: only a policy that asks gets them):
 Modifiers the observation does not expose from a square the plan moves to
 (high ground, shooting into a melee) are taken from the current square;
 concealment is ignored.
+
+A cast (``cast_spell`` and ``defensive_cast_spell``, :func:`cast_figures`) shows
+what a player weighs before spending a slot: the spell's level and the slots of
+that level left (« sort mineur » for a cantrip, cast at will); for each enemy it
+reaches, the expected damage (:func:`policies.spellcasting.expected_damage`: the
+touch attack's chance, the save, immunities and resistances; spell resistance
+is not in the Observation) capped at its hp + 1, and the chance it fails the
+save against each condition the spell gives (1 without a save); for an ally,
+the mean healing capped at its missing hit points, or the buff; the allies an
+area catches; and the attacks of opportunity a cast risks (every enemy that
+threatens the caster and has one left, unless it is cast defensively: then the
+chance of the concentration check instead). A cast on a single enemy that
+deals damage has that enemy as its ``target`` and ranks with the attacks.
 """
 
 from __future__ import annotations
@@ -36,6 +49,7 @@ from dataclasses import dataclass
 from engine.content.actions import (
     Action,
     AttackAction,
+    CastSpellAction,
     ChargeAction,
     CoupDeGraceAction,
     FightDefensivelyAction,
@@ -81,17 +95,22 @@ class Figures:
     target_hp_max: int = 0
     #: enemies whose attack of opportunity the plan risks
     provokes: tuple[str, ...] = ()
+    #: a cast's own figures, in French (:func:`cast_figures`): its level and slots
+    #: first, then what it does to each creature; empty for any other option
+    spell: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The French summary shown after the option's label."""
-        parts: list[str] = []
+        parts: list[str] = list(self.spell[:1])
         if self.target is not None:
-            hits = "/".join(f"{round(100 * p)}" for p in self.hit)
+            if self.hit:
+                hits = "/".join(f"{round(100 * p)}" for p in self.hit)
+                parts.append(f"toucher {hits} %")
             parts += [
-                f"toucher {hits} %",
                 f"dégâts {self.damage:.1f}".replace(".", ","),
                 f"{self.target} {self.target_hp}/{self.target_hp_max} pv",
             ]
+        parts += self.spell[1:]
         parts.append(f"AO {len(self.provokes)}")
         return " ; ".join(parts)
 
@@ -206,6 +225,8 @@ def _left_squares(obs: Observation, option: Option) -> list[Cell]:
 def option_figures(obs: Observation, option: Option) -> Figures:
     """The :class:`Figures` of one option of ``obs.legal_options`` (see module docstring)."""
     me = obs.actor
+    if option.actions and isinstance(option.actions[0], CastSpellAction):
+        return cast_figures(obs, option)
     end = option.path[-1] if option.path else me.cell
     threat_cells = _left_squares(obs, option)
     target: CombatantView | None = None
@@ -324,3 +345,123 @@ def outclassed(
     ):
         out.update(o.id for o in options if o.id == "wait")
     return frozenset(out)
+
+
+#: the French abbreviations of the saves, as a character sheet writes them
+_SAVE_LABELS = {"fort": "Vig", "ref": "Réf", "will": "Vol"}
+
+
+def _pct(p: float) -> str:
+    return f"{round(100 * p)} %"
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}".replace(".", ",")
+
+
+def cast_figures(obs: Observation, option: Option) -> Figures:
+    """The :class:`Figures` of a ``cast_spell`` or ``defensive_cast_spell`` option
+    (module docstring). Only a policy that shows the figures pays for them."""
+    from engine.rules.concentration import defensive_dc
+    from engine.state.conditions import CONDITIONS
+    from policies.spellcasting import (
+        affects,
+        concentration_chance,
+        expected_damage,
+        save_fails,
+    )
+
+    me = obs.actor
+    action = option.actions[0]
+    assert isinstance(action, CastSpellAction)
+    casting = me.casting
+    known = casting.book.get(action.spell_name) if casting is not None else None
+    if casting is None or known is None:  # pragma: no cover - the menu offers known spells
+        return Figures()
+    spell, level = known.spell, known.level
+    book = casting.book
+    cl = book.caster_level
+    left = casting.slots[level]
+    head = (
+        "sort mineur (à volonté)"
+        if level == 0
+        else f"sort niv {level} (emplacements {left} → {left - 1})"
+    )
+    parts: list[str] = [head]
+    ids = _cast_ids(obs, option, action)
+    dc = book.dc(level)
+    enemies = [c for c in (obs.combatant(i) for i in ids) if c.side != me.side]
+    allies = [c for c in (obs.combatant(i) for i in ids) if c.side == me.side]
+    damaging = any(e.kind == "damage" for e in spell.effects)
+    conditions = [n for e in spell.effects if e.kind == "condition" for n in e.phases[0].conditions]
+    target: CombatantView | None = None
+    damage = 0.0
+    hit: tuple[float, ...] = ()
+    for c in enemies:
+        if not affects(obs, spell, cl, c):
+            parts.append(f"{c.id} : sans effet")
+            continue
+        if damaging and len(ids) == 1:
+            target = c
+            damage = min(expected_damage(obs, known, c), float(c.hp + 1))
+            if spell.attack in ("melee_touch", "ranged_touch"):
+                touch = book.ranged_touch if spell.attack == "ranged_touch" else book.melee_touch
+                hit = (hit_chance(touch.attack_bonus, c.ac.touch),)
+        elif damaging:
+            cut = min(expected_damage(obs, known, c), float(c.hp + 1))
+            parts.append(f"{c.id} dégâts {_num(cut)} ({c.hp}/{c.hp_max} pv)")
+        if conditions and spell.save is not None and spell.save.outcome != "none":
+            save = _SAVE_LABELS.get(spell.save.type or "", "")
+            labels = "/".join(CONDITIONS[n].label for n in dict.fromkeys(conditions))
+            fail = save_fails(spell, dc, c)
+            parts.append(f"{c.id} {labels} {_pct(fail)} (DD {dc} {save})")
+        elif conditions:
+            labels = "/".join(CONDITIONS[n].label for n in dict.fromkeys(conditions))
+            parts.append(f"{c.id} {labels}")
+    heals = [e for e in spell.effects if e.kind == "heal"]
+    plain: list[str] = []
+    for c in allies:
+        if heals:
+            mean = sum(e.formula.dice(cl).mean for e in heals)
+            gain = min(mean, max(0, c.hp_max - c.hp))
+            parts.append(f"soins {_num(gain)} sur {c.id} ({c.hp}/{c.hp_max} pv)")
+        else:
+            plain.append(c.id)
+    if plain:
+        harmful = damaging or conditions
+        parts.append(("alliés pris : " if harmful else "pour : ") + ", ".join(plain))
+    provokes: list[str] = []
+    if action.cast_defensively:
+        chance = concentration_chance(me, defensive_dc(level))
+        parts.append(f"concentration {_pct(chance)}")
+    else:
+        provokes = [e for e in obs.threatening(me.cell) if obs.combatant(e).aoo_remaining > 0]
+    if target is None:
+        return Figures(provokes=tuple(provokes), spell=tuple(parts))
+    return Figures(
+        target=target.id,
+        hit=hit,
+        damage=damage,
+        target_hp=target.hp,
+        target_hp_max=target.hp_max,
+        provokes=tuple(provokes),
+        spell=tuple(parts),
+    )
+
+
+def _cast_ids(obs: Observation, option: Option, action: CastSpellAction) -> tuple[str, ...]:
+    """The creatures a cast acts on: those its area catches (the menu's
+    :class:`~engine.view.casts.CastCandidate`), its targets, or the caster."""
+    from engine.view.casts import cast_candidates
+
+    for c in cast_candidates(obs):
+        if c.option.id == option.id:
+            if c.enemies or c.allies:
+                return (*c.enemies, *c.allies)
+            break
+    several = getattr(action, "target_ids", ())
+    if several:
+        return tuple(several)
+    if action.target_id is not None:
+        return (action.target_id,)
+    return () if action.target_pos is not None else (obs.actor.id,)
