@@ -165,3 +165,30 @@ def test_immunities_come_from_the_file_and_the_creature_type() -> None:
     assert not immune(orc, ("fear", "mind-affecting"), "shaken")
     _, fire = _one(immunities=["fire"])
     assert immune(fire, ("fire",)) and not immune(fire, ("cold",))
+
+
+def test_a_once_bonus_is_spent_by_the_first_save_or_skill_check_its_holder_rolls() -> None:
+    """*Guidance* (SRD: « +1 competence bonus on a single attack roll, saving throw, or
+    skill check »): the first such roll takes it, the next gets nothing."""
+    from engine.core.rng import ScriptedDice
+    from engine.rules.skills import skill_check
+    from engine.state.effects import ATTACK, FORT, REF, SKILL
+
+    plus = Modifier(1, "assistance divine", BonusType.COMPETENCE)
+    stats = (ATTACK, FORT, REF, WILL, SKILL)
+
+    def guided():  # type: ignore[no-untyped-def]
+        return Effect("sort:guidance", tuple((s, plus) for s in stats), once=True)
+
+    gmap, t = _one({"fort": 2, "ref": 0, "will": 0})
+    add_effect(t, guided())
+    b = battle(gmap, [t], {"save": [10, 10]})
+    first = roll_save(b.fight, t, "fort", 13, effect="poison")
+    second = roll_save(b.fight, t, "fort", 13, effect="poison")
+    assert first is not None and second is not None
+    assert (first.total, first.success, second.total, second.success) == (13, True, 12, False)
+    assert t.effects.items == ()
+
+    add_effect(t, guided())
+    rec = skill_check(ScriptedDice({"acrobatics": [10]}), t, "Acrobatics", 11)
+    assert rec.total == 11 and rec.success and t.effects.items == ()

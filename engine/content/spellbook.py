@@ -57,7 +57,6 @@ from engine.content.creatures import (
     ability_mod,
 )
 from engine.content.spells import (
-    STAT_INDEX,
     BuffEffect,
     ConditionEffect,
     DamageEffect,
@@ -158,10 +157,6 @@ def unplayable_reason(spell: Spell) -> str | None:
                 return "phases de conditions disjointes : pas encore joué"
             continue
         if isinstance(effect, BuffEffect):
-            if effect.once and any(
-                s != STAT_INDEX["attack"] for m in effect.modifiers for s in m.stats
-            ):
-                return "bonus utilisé une fois sur un autre jet que l'attaque : pas encore joué"
             if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
                 return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue

@@ -30,7 +30,7 @@ from engine.content.packs import D20_SAVE
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.events import SavingThrow
 from engine.geometry.los import pair_geometry
-from engine.state.effects import DEX, INITIATIVE, SAVE_STATS, STR, Cond, Stat
+from engine.state.effects import DEX, INITIATIVE, SAVE_STATS, STR, Cond, Stat, use_effects
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
@@ -232,6 +232,8 @@ def roll_save(
     if bonus:
         mods = (*mods, Modifier(bonus, "bonus du sort"))
     rec = check(fight.rng, D20_SAVE, CheckKind.SAVE, mods, dc)
+    if target.effects.against:  # a ``once`` bonus to saves (*guidance*) is spent
+        use_effects(target, SAVE_STATS[save], source.id if source is not None else "")
     if fight.log is not None:
         fight.log.append(SavingThrow(fight.round, target.id, effect, save, dc, rec))
     return rec

@@ -35,7 +35,7 @@ from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
 from engine.rules.saves import SCORE_CONDITIONS, score_delta
 from engine.state.conditions import DENIES_DEX, HELPLESS, HELPLESS_DEX_MOD, starting_cond
-from engine.state.effects import CMD, DEX, SKILL, STR, Cond, typed_total
+from engine.state.effects import CMD, DEX, SKILL, STR, Cond, typed_total, use_effects
 from engine.state.state import CombatantState
 
 #: the roll kind of each skill the engine rolls (any other: ``RollKind.SKILL``)
@@ -186,7 +186,10 @@ def skill_check(
             if delta:
                 mods += (Modifier(delta, "Force" if ability == "str" else "Dextérité"),)
     roll = SKILL_ROLL.get(_key(skill), RollKind.SKILL)
-    return check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
+    rec = check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
+    if fx.against:  # a ``once`` bonus to skill checks (*guidance*) is spent
+        use_effects(state, SKILL, "")
+    return rec
 
 
 def base_cmd(spec: Combatant) -> int:
