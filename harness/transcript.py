@@ -557,6 +557,9 @@ def _spell_line(event: Event) -> Line | None:
         text = f"{verb} {event.spell}"
         if event.point is not None:
             text += f" en ({event.point[0]},{event.point[1]})"
+        elif event.others:
+            first = event.target if event.target is not None else str(event.actor)
+            text += f" sur {', '.join((first, *event.others))}"
         elif event.target is not None and event.target != event.actor:
             text += f" sur {event.target}"
         if event.defensive:

@@ -52,6 +52,13 @@ Priorities, the first that offers a cast wins:
    halve or negate it, each energy the target is immune to counting 0 and its
    resistance taken off each missile.
 
+**Several targets** (*haste*, *scare*, the mass spells): the menu offers one cast
+per first target, with the creatures of its side nearest to it that the spell may
+take too (:func:`engine.view.casts.cast_candidates`). A save-or-lose weighs the sum of
+the chances its targets fail the save, a damaging cast the sum of its capped
+expected damage, a buff counts the creatures that lack it (two or more rank as an
+area buff; one ranks as a buff on that creature).
+
 **Slots**: a spell of level 1 or more is never aimed at a single enemy that a
 cantrip offered this turn is expected to drop (its expected damage at least the
 enemy's hit points); that cantrip is cast instead. A damaging cantrip that does
@@ -268,6 +275,19 @@ def _target(c: CastCandidate, by_id: dict[str, CombatantView], me: CombatantView
     return by_id[tid] if tid is not None else me
 
 
+def _others(
+    obs: Observation, c: CastCandidate, by_id: dict[str, CombatantView], cl: int
+) -> list[CombatantView]:
+    """The further enemies a cast of several targets acts on (besides its first)."""
+    me = obs.actor
+    out: list[CombatantView] = []
+    for tid in c.action.target_ids:
+        t = by_id[tid]
+        if t.side != me.side and t.active and affects(obs, c.known.spell, cl, t):
+            out.append(t)
+    return out
+
+
 def _heal(
     obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView]
 ) -> Choice | None:
@@ -389,9 +409,11 @@ def _save_or_lose(
         t = _single_enemy(obs, c, by_id, cl)
         if t is None or all(n in t.conditions for n in outs):
             continue
-        if c.known.level and t.id in dropping:
+        others = [o for o in _others(obs, c, by_id, cl) if not all(n in o.conditions for n in outs)]
+        if c.known.level and t.id in dropping and not others:
             continue
-        fails = _save_fails(spell, casting.book.dc(c.known.level), t)
+        dc = casting.book.dc(c.known.level)
+        fails = sum(_save_fails(spell, dc, x) for x in (t, *others))
         key = (-fails, c.known.level, i)
         if best is None or key < best[0]:
             best = (key, c, t)
@@ -426,17 +448,31 @@ def _buff(
             if len(lacking) < 2:
                 continue
             rank = -1
+        elif c.action.target_ids:
+            group = [_target(c, by_id, me), *(by_id[t] for t in c.action.target_ids)]
+            lacking = [
+                t for t in group
+                if t.side == side and t.active and not _has(t, source) and _buffs(spell, t)
+            ]  # fmt: skip
+            if not lacking:
+                continue
+            rank = -len(lacking) if len(lacking) > 1 else _rank(obs, me, lacking[0])
         else:
             t = _target(c, by_id, me)
             if t.side != side or not t.active or _has(t, source) or not _buffs(spell, t):
                 continue
-            rank = 0 if t.id == me.id else 1 + [x.id for x in obs.combatants].index(t.id)
+            rank = _rank(obs, me, t)
         key = (rank, i)
         if best is None or key < best[0]:
             best = (key, c)
     if best is None:
         return None
     return best[1], f"avant le contact : {best[1].known.spell.label}"
+
+
+def _rank(obs: Observation, me: CombatantView, t: CombatantView) -> int:
+    """A single buff's order: the caster first, then the allies in deployment order."""
+    return 0 if t.id == me.id else 1 + [x.id for x in obs.combatants].index(t.id)
 
 
 def _friendly(spell: Spell) -> bool:
@@ -470,12 +506,15 @@ def _damage(
         t = _single_enemy(obs, c, by_id, cl)
         if t is None:
             continue
-        if c.known.level and t.id in dropping:
+        others = _others(obs, c, by_id, cl)
+        if c.known.level and t.id in dropping and not others:
             continue
         dealt = expected_damage(obs, c.known, t)
         if dealt <= 0:
             continue
         capped = min(dealt, max(t.hp, 0) + 1)
+        for o in others:
+            capped += min(expected_damage(obs, c.known, o), max(o.hp, 0) + 1)
         key = (-capped, c.known.level, obs.distance_ft(t.id), i)
         if best is None or key < best[0]:
             best = (key, c, t, dealt)

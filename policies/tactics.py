@@ -459,9 +459,8 @@ def _cast_ids(obs: Observation, option: Option, action: CastSpellAction) -> tupl
             if c.enemies or c.allies:
                 return (*c.enemies, *c.allies)
             break
-    several = getattr(action, "target_ids", ())
-    if several:
-        return tuple(several)
+    if action.target_ids:
+        return (action.target_id or obs.actor.id, *action.target_ids)
     if action.target_id is not None:
         return (action.target_id,)
     return () if action.target_pos is not None else (obs.actor.id,)

@@ -132,6 +132,9 @@ class CastSpellAction:
     target_pos: Coord | None = None
     metamagic: tuple[str, ...] = ()
     cast_defensively: bool = False
+    #: a spell of several targets (*haste*: one creature per caster level): the
+    #: creatures it takes besides ``target_id``
+    target_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,6 +371,12 @@ class Reason(StrEnum):
     #: creature, a creature its ``affects`` excludes, another creature for a
     #: personal spell)
     INVALID_TARGET = "invalid_target"
+    #: extension: ``cast_spell`` naming more creatures than the spell takes at the
+    #: caster's level, or several for a spell of one target
+    TOO_MANY_TARGETS = "too_many_targets"
+    #: extension: the targets of a spell of several targets lie more than 30 feet
+    #: apart (SRD « no two of which can be more than 30 ft. apart »), or one is named twice
+    TARGETS_TOO_FAR_APART = "targets_too_far_apart"
     #: extension: ``cast_spell`` with ``metamagic`` (not modelled yet)
     METAMAGIC_NOT_MODELLED = "metamagic_not_modelled"
     #: extension: the spell was cast (its slot spent) and lost: a failed

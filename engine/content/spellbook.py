@@ -143,8 +143,6 @@ def unplayable_reason(spell: Spell) -> str | None:
         return "incantation de plus d'un round : jamais lancé en combat"
     if spell.targeting in ("creature", "ally") and spell.range_ft(1) is None:
         return "portée donnée en mots seulement"
-    if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
-        return "plusieurs cibles : pas encore joué"
     for effect in spell.effects:
         if isinstance(effect, DamageEffect | HealEffect):
             continue

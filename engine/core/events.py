@@ -550,7 +550,8 @@ class SpellCast(Event):
     ``target`` (a creature id) or ``point`` (the ``(row, column)`` square that aims
     its area), ``defensive``: casting defensively; ``slots_left``: of that level,
     ``None`` for a cantrip; ``begun``: a one-round spell, which takes effect at the
-    start of its next turn."""
+    start of its next turn; ``others``: a spell of several targets, the creatures
+    it takes besides ``target``."""
 
     spell: str
     spell_id: str
@@ -560,6 +561,7 @@ class SpellCast(Event):
     defensive: bool
     slots_left: int | None
     begun: bool = False
+    others: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

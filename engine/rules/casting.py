@@ -10,8 +10,10 @@ engine does not play (``spell_not_modelled``), a casting time too long for a fig
 (``downgraded:cast_time``), a nauseated caster, metamagic (not modelled), no slot
 of its level left (``no_slot``; cantrips are free), no target, a dead one or an
 inactive enemy (``target_down``), a target the spell cannot take
-(``invalid_target``), out of range or reach, no line of effect, and a point
-off the map or out of sight (``invalid_destination``).
+(``invalid_target``), out of range or reach, no line of effect, a point
+off the map or out of sight (``invalid_destination``), and for a spell of several
+targets more than its caster level gives (``too_many_targets``) or two more than
+30 feet apart (``targets_too_far_apart``).
 
 :func:`do_cast_spell` casts the plan:
 
@@ -27,7 +29,8 @@ off the map or out of sight (``invalid_destination``).
    next turn (:func:`finish_cast`), unless the caster lost hit points in between
    and fails a concentration check against 10 + the loss + the spell's level, or
    can no longer act;
-4. **the effect** (:func:`resolve`), per creature: the touch attack of a melee
+4. **the effect** (:func:`resolve`), per creature (each of several targets in
+   turn, in the order named): the touch attack of a melee
    touch spell or a ray (d20 + BAB + Str or Dex + size against touch AC, with
    cover, concealment and, for a damaging spell, a threat on a natural 20
    confirmed for double dice), or Magic Missile's automatic missiles (one per
@@ -139,6 +142,8 @@ class CastPlan:
     target_id: str | None
     aim: Cell | None
     defensive: bool
+    #: a spell of several targets: the creatures it takes besides ``target_id``
+    others: tuple[str, ...] = ()
 
 
 # -- judging ------------------------------------------------------------------------
@@ -217,6 +222,45 @@ def _aim(
     return centre_square(gmap, target.cell, target.space), None
 
 
+#: SRD « Target or Targets »: « no two of which can be more than 30 ft. apart »
+TARGETS_APART_FT = 30
+
+
+def _several(
+    gmap: GameMap,
+    s: Situation[C],
+    actor: C,
+    book: Spellbook,
+    spell: Spell,
+    first: C,
+    action: CastSpellAction,
+) -> CastPlan | Reason:
+    """The plan of a cast at ``first`` and the further ``action.target_ids``: no more
+    creatures than the spell takes at the caster's level, each one it may take, none
+    named twice, no two more than 30 feet apart (body to body)."""
+    known = book.get(action.spell_name)
+    assert known is not None
+    wanted = spell.targets
+    if wanted is None or 1 + len(action.target_ids) > wanted.number(book.caster_level):
+        return Reason.TOO_MANY_TARGETS
+    chosen = [first]
+    for tid in action.target_ids:
+        target = s.target(tid)
+        if target is None:
+            return Reason.MISSING_TARGET
+        if any(c.id == target.id for c in chosen):
+            return Reason.TARGETS_TOO_FAR_APART
+        why = _creature_reason(gmap, s, actor, book, spell, target)
+        if why is not None:
+            return why
+        for c in chosen:
+            apart = body_distance_ft(gmap, c.cell, c.space, target.cell, target.space)
+            if apart > TARGETS_APART_FT:
+                return Reason.TARGETS_TOO_FAR_APART
+        chosen.append(target)
+    return CastPlan(known, first.id, None, action.cast_defensively, action.target_ids)
+
+
 def verify_cast_spell(
     gmap: GameMap, s: Situation[C], actor: C, action: CastSpellAction
 ) -> CastPlan | Reason:
@@ -250,6 +294,8 @@ def verify_cast_spell(
         why = _creature_reason(gmap, s, actor, book, spell, target)
         if why is not None:
             return why
+        if action.target_ids:
+            return _several(gmap, s, actor, book, spell, target, action)
         return CastPlan(known, target.id, None, action.cast_defensively)
     area = spell.area
     assert area is not None  # (the schema: an ``area`` or ``point`` spell has one)
@@ -320,16 +366,17 @@ def do_cast_spell(fight: FightState, actor: CombatantState, plan: CastPlan) -> A
                 plan.defensive,
                 casting.slots[level] if level else None,
                 one_round,
+                plan.others,
             )
         )
     if not _guards(fight, actor, known, plan.defensive):
         return succeeded("cast_spell", Reason.SPELL_LOST)
     if one_round:
         casting.pending = PendingCast(
-            known, plan.target_id, plan.aim, actor.hp, actor.nonlethal, fight.round
+            known, plan.target_id, plan.aim, actor.hp, actor.nonlethal, fight.round, plan.others
         )
         return succeeded("cast_spell", Reason.CASTING)
-    resolve(fight, actor, known, plan.target_id, plan.aim)
+    resolve(fight, actor, known, plan.target_id, plan.aim, plan.others)
     return succeeded("cast_spell")
 
 
@@ -356,7 +403,7 @@ def finish_cast(fight: FightState, caster: CombatantState) -> None:
         return
     if fight.log is not None:
         fight.log.append(SpellFinished(fight.round, caster.id, spell.label))
-    resolve(fight, caster, pending.known, pending.target_id, pending.aim)
+    resolve(fight, caster, pending.known, pending.target_id, pending.aim, pending.others)
 
 
 # -- the effect ---------------------------------------------------------------------
@@ -382,9 +429,11 @@ def resolve(
     known: KnownSpell,
     target_id: str | None,
     aim: Cell | None,
+    others: tuple[str, ...] = (),
 ) -> None:
-    """The effect of ``known`` cast by ``caster`` at ``target_id`` or over the area
-    aimed at ``aim`` (module docstring, 4)."""
+    """The effect of ``known`` cast by ``caster`` at ``target_id`` (and ``others``,
+    a spell of several targets: each in turn, in that order) or over the area aimed
+    at ``aim`` (module docstring, 4)."""
     casting = caster.casting
     assert casting is not None
     book = casting.book
@@ -392,6 +441,9 @@ def resolve(
     ctx = _Cast(caster, known, book, book.dc(known.level), None, tuple(sorted(spell.tags)))
     if spell.area is None or spell.targeting in ("self", "creature", "ally"):
         target = fight.target(target_id) if target_id is not None else caster
+        if others:
+            _creatures(fight, ctx, target, others)
+            return
         if target is None or target.dead:
             _lost(fight, caster, spell, "target_gone")
             return
@@ -422,6 +474,23 @@ def resolve(
         _effects(fight, ctx, target, 1)
     if caster.endings and any(c.side != caster.side for c in caught):
         attacked(fight, caster)  # SRD « Invisibility »: an area that includes a foe
+
+
+def _creatures(
+    fight: FightState, ctx: _Cast, first: CombatantState | None, others: tuple[str, ...]
+) -> None:
+    """A spell of several targets: its effect on each target still there, in the
+    order named; lost only when none is (a one-round spell: they may fall meanwhile)."""
+    caster = ctx.caster
+    targets = [first, *(fight.target(i) for i in others)]
+    live = [t for t in targets if t is not None and not t.dead]
+    if not live:
+        _lost(fight, caster, ctx.known.spell, "target_gone")
+        return
+    for target in live:
+        _creature(fight, ctx, target)
+    if caster.endings and any(t.side != caster.side for t in live):
+        attacked(fight, caster)  # SRD « Invisibility »: a spell targeting a foe
 
 
 def _roll(fight: FightState, formula: Any, cl: int, kind: str, times: int = 1) -> int:

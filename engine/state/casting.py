@@ -53,6 +53,8 @@ class PendingCast:
     nonlethal: int
     #: the round it was begun in
     round: int
+    #: a spell of several targets: the creatures it takes besides ``target_id``
+    others: tuple[str, ...] = ()
 
 
 class Casting:

@@ -16,8 +16,15 @@ from typing import TYPE_CHECKING
 
 from engine.content.actions import CastSpellAction, Option, Reason, Slot
 from engine.content.maps import Cell, GameMap
+from engine.content.space import body_distance_ft
 from engine.geometry.areas import area_of, area_placements, creatures_in_area
-from engine.rules.casting import AREA_SHAPES, helpful, spell_range, verify_cast_spell
+from engine.rules.casting import (
+    AREA_SHAPES,
+    TARGETS_APART_FT,
+    helpful,
+    spell_range,
+    verify_cast_spell,
+)
 from engine.rules.economy import filter_plan
 from engine.rules.status import GATED, gate
 from engine.rules.table import ACTIONS
@@ -58,6 +65,11 @@ def _cast_targets(
             ]
         else:
             targets = obs.enemies()
+        several = spell.targets
+        if several is not None and me.casting is not None:
+            most = several.number(me.casting.book.caster_level)
+            if most > 1:
+                return [_group(obs, gmap, known, t, targets, most) for t in targets]
         return [
             (
                 t.id,
@@ -88,6 +100,44 @@ def _cast_targets(
         out.append((f"{r},{c}", f"lancer {label} en ({r},{c}) : {who}", action, p.enemies,
                     p.allies))  # fmt: skip
     return out
+
+
+def _group(
+    obs: Observation,
+    gmap: GameMap,
+    known: KnownSpell,
+    first: CombatantView,
+    targets: list[CombatantView],
+    most: int,
+) -> tuple[str, str, CastSpellAction, tuple[str, ...], tuple[str, ...]]:
+    """The cast of a spell of several targets at ``first`` and, up to ``most`` in
+    all, the creatures of ``first``'s side among ``targets`` that it may take too,
+    nearest to ``first`` first (then deployment order), each within 30 feet of all
+    those already taken (:func:`engine.rules.casting.verify_cast_spell`)."""
+    me = obs.actor
+    spell = known.spell
+    name = spell.id
+    chosen = [first]
+    near = sorted(
+        (t for t in targets if t.id != first.id and t.side == first.side),
+        key=lambda t: body_distance_ft(gmap, first.cell, first.space, t.cell, t.space),
+    )
+    for t in near:
+        if len(chosen) == most:
+            break
+        if any(
+            body_distance_ft(gmap, c.cell, c.space, t.cell, t.space) > TARGETS_APART_FT
+            for c in chosen
+        ):
+            continue
+        alone = CastSpellAction(spell_name=name, target_id=t.id)
+        if isinstance(verify_cast_spell(gmap, obs, me, alone), Reason):
+            continue
+        chosen.append(t)
+    others = tuple(t.id for t in chosen[1:])
+    who = ", ".join(t.id for t in chosen)
+    action = CastSpellAction(spell_name=name, target_id=first.id, target_ids=others)
+    return (first.id, f"lancer {spell.label} sur {who}", action, (), ())
 
 
 def _caught(
