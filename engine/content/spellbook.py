@@ -26,7 +26,7 @@ spells it can cast, each at its level, and those it cannot, each with why
 * **What cannot be cast** (:func:`unplayable_reason`): a name the registry does
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
-  (recurring damage, temporary hit points, mirror images, buffs that change
+  (recurring damage, buffs that change
   speed, size or attacks or are used once on another roll than an attack,
   conditions that end on an escape, several targets, bleeding).
 
@@ -61,8 +61,10 @@ from engine.content.spells import (
     ConditionEffect,
     DamageEffect,
     HealEffect,
+    MirrorImageEffect,
     Spell,
     SpellRegistry,
+    TempHpEffect,
     spell_key,
 )
 from engine.core.errors import DataError
@@ -146,7 +148,7 @@ def unplayable_reason(spell: Spell) -> str | None:
     if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
         return "plusieurs cibles : pas encore joué"
     for effect in spell.effects:
-        if isinstance(effect, DamageEffect | HealEffect):
+        if isinstance(effect, DamageEffect | HealEffect | TempHpEffect | MirrorImageEffect):
             continue
         if isinstance(effect, ConditionEffect):
             if effect.bleed:
@@ -162,8 +164,6 @@ def unplayable_reason(spell: Spell) -> str | None:
             continue
         return {
             "recurring": "dégâts récurrents : pas encore joué",
-            "temp_hp": "points de vie temporaires : pas encore joué",
-            "mirror_image": "images miroir : pas encore joué",
         }[effect.kind]
     return None
 
