@@ -37,7 +37,8 @@ spells it can cast, each at its level, and those it cannot, each with why
 >>> known = [k.spell.id for k in book.known]
 >>> book.caster_level, book.dc(3), known  # doctest: +NORMALIZE_WHITESPACE
 (11, 19, ['bleed', 'ray-of-frost', 'magic-missile', 'ray-of-enfeeblement', 'shield',
-          'mage-armor', 'scorching-ray', 'fireball', 'cone-of-cold', 'waves-of-fatigue'])
+          'mage-armor', 'false-life', 'scorching-ray', 'fireball', 'cone-of-cold',
+          'waves-of-fatigue'])
 >>> book.slots[3], book.melee_touch.attack_bonus, book.ranged_touch.attack_bonus
 (6, 5, 7)
 """
