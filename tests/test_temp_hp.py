@@ -147,3 +147,13 @@ def test_aid_touches_an_ally_but_only_a_living_one():
     assert b.dispatch(me, CastSpellAction(spell_name="aid", target_id="friend")).ok
     assert (friend.temp_hp, friend.hp) == (3 + 5, 12)
     assert messages(b)[-1] == "aide : gagne 8 points de vie temporaires (50 rounds)"
+
+
+def test_negative_energy_comes_off_them_too():
+    # inflict light wounds on itself (willing: no touch roll), 1d8 + 5 = 10, Will save failed
+    b, me, _ = duel({"spell": [4], "damage": [5], "save": [1]}, "false life",
+                    "inflict light wounds")  # fmt: skip
+    assert b.dispatch(me, CastSpellAction(spell_name="false life")).ok
+    assert b.dispatch(me, CastSpellAction(spell_name="inflict light wounds", target_id="mage")).ok
+    assert (me.temp_hp, me.hp) == (0, 19)
+    assert messages(b)[-1] == "ses points de vie temporaires absorbent 9 dégâts (reste 0)"

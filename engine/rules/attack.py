@@ -13,6 +13,9 @@
   never below 0. A bypass ``"a and b"`` needs every property, ``"a or b"`` any.
 * An attack's rider (« plus paralysis ») acts after a hit's damage
   (:func:`engine.rules.auras.rider_hit`).
+* A target with mirror images (:mod:`engine.rules.mirror_image`): a hit picks
+  the real one or an image first, a miss by 5 or less destroys one; its
+  temporary hit points take the damage first (:mod:`engine.rules.temp_hp`).
 """
 
 from __future__ import annotations

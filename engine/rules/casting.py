@@ -45,7 +45,9 @@ off the map or out of sight (``invalid_destination``).
    :func:`engine.rules.healing.harm`), conditions for their durations
    (:func:`engine.rules.status.give_condition`, timed on the caster's turns) and
    buffs as timed typed effects (:mod:`engine.state.effects`; a ``once`` buff,
-   *true strike*, is spent by its holder's next attack roll). An area's
+   *true strike*, is spent by its holder's next attack roll), temporary hit
+   points (:mod:`engine.rules.temp_hp`) and mirror images
+   (:mod:`engine.rules.mirror_image`, which a touch attack meets too). An area's
    squares come from :mod:`engine.geometry.areas` (line of effect from its
    origin); a pool of Hit Dice (Sleep) goes to the fewest Hit Dice first, then
    the nearest to the origin, and what cannot affect the next creature is wasted.
