@@ -38,6 +38,8 @@ from engine.core.events import (
     Initiative,
     InSight,
     LifeChange,
+    MirrorImages,
+    MirrorImageStruck,
     Moved,
     OpportunityAttack,
     Posture,
@@ -67,6 +69,8 @@ from engine.core.events import (
     Stance,
     Strained,
     SurpriseRound,
+    TempHpAbsorbed,
+    TempHpGained,
     TumbleCheck,
     WeaponState,
 )
@@ -307,6 +311,8 @@ def _attack(e: Attack) -> Line:
     if e.outcome == "concealed":
         text += f" -> TOUCHÉ, mais camouflage : d100={e.d100} ≤ {e.miss_chance} % -> RATÉ"
         return (e.round, e.actor, text, (roll,))
+    if e.outcome == "image":
+        return (e.round, e.actor, text + " -> TOUCHÉ, mais c'est une image miroir", (roll,))
     confirm = e.confirm
     if confirm is not None:
         verdict = "CRITIQUE" if confirm.success else "non confirmé"
@@ -594,6 +600,8 @@ def _spell_line(event: Event) -> Line | None:
         elif event.outcome == "concealed":
             text += f" -> TOUCHÉ, mais camouflage : d100={event.d100} ≤ {event.miss_chance} %"
             text += " -> RATÉ"
+        elif event.outcome == "image":
+            text += " -> TOUCHÉ, mais c'est une image miroir (sort dissipé)"
         else:
             confirm = event.confirm
             if confirm is not None:
@@ -636,5 +644,49 @@ def _spell_line(event: Event) -> Line | None:
                 f"{value:+d} {_STATS_FR.get(stat, stat)}" + (f" ({bonus})" if bonus else "")
             )
         text = f"{event.spell} : {', '.join(parts)}{_rounds(event.rounds)}"
+        return (event.round, event.actor, text, ())
+    return _figment_line(event)
+
+
+def _figment_line(event: Event) -> Line | None:
+    """The lines of temporary hit points and mirror images (:mod:`engine.rules.temp_hp`,
+    :mod:`engine.rules.mirror_image`)."""
+    if isinstance(event, TempHpGained):
+        if event.kept:
+            text = (
+                f"{event.spell} : {_plural(event.amount, 'point')} de vie temporaires, "
+                f"ne s'ajoute{'nt' if event.amount > 1 else ''} pas : "
+                f"garde ses {event.kept} points de vie temporaires"
+            )
+        else:
+            text = (
+                f"{event.spell} : gagne {_plural(event.amount, 'point')} de vie "
+                f"{'temporaires' if event.amount > 1 else 'temporaire'}{_rounds(event.rounds)}"
+            )
+        return (event.round, event.actor, text, ())
+    if isinstance(event, TempHpAbsorbed):
+        text = (
+            f"ses points de vie temporaires absorbent {_plural(event.absorbed, 'dégât')} "
+            f"(reste {event.left})"
+        )
+        return (event.round, event.actor, text, ())
+    if isinstance(event, MirrorImages):
+        text = f"{event.spell} : {_plural(event.images, 'image')} miroir{_rounds(event.rounds)}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, MirrorImageStruck):
+        if not event.pick:
+            text = f"image miroir : {event.attacker} manque de peu, une image disparaît"
+        elif event.struck:
+            text = (
+                f"image miroir : d{event.images + 1}={event.pick} ≤ {event.images}, "
+                f"l'attaque de {event.attacker} frappe une image, qui disparaît"
+            )
+        else:
+            text = (
+                f"image miroir : d{event.images + 1}={event.pick}, "
+                f"l'attaque de {event.attacker} frappe le vrai {event.actor}"
+            )
+        if event.struck:
+            text += f" (reste {_plural(event.left, 'image')})" if event.left else " (plus d'image)"
         return (event.round, event.actor, text, ())
     return None

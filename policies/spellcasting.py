@@ -29,6 +29,9 @@ Priorities, the first that offers a cast wins:
    catches allies it spares: they do not count) → the placement that affects the
    most enemies (ties: the menu's order — most enemies caught, fewest allies, then
    the aim square).
+   **2b. mirror images**: *mirror image* on the caster when it has no images and an
+   active enemy is within 30 ft or threatens it (before a save-or-lose: the images
+   keep it casting).
 3. **save-or-lose**: a spell that gives a condition that takes its target out of
    the fight (asleep, unconscious, paralyzed, helpless, stunned, dazed, cowering,
    panicked, frightened, nauseated, confused), at one enemy it can affect and
@@ -41,7 +44,14 @@ Priorities, the first that offers a cast wins:
    *resistance* or *guidance* are not worth a turn) on a creature of its side
    that does not have it yet (its ``active_effects``: ``sort:<id>``); an area buff
    (*bless*) when it reaches at least two such creatures. Self first, then the
-   allies in deployment order.
+   allies in deployment order. Temporary hit points (*aid*, *false life*) and
+   mirror images count as buffs (``pv-temp:<id>``, ``images:<id>``).
+   **4b. temporary hit points at contact** (when the buffs before contact no longer
+   apply): on the caster (*false life*) when an active enemy is within 30 ft or
+   threatens it, on an ally an enemy threatens (*aid*: in melee); never on a
+   creature that has temporary hit points already (they do not stack). The caster
+   first, then the allies in deployment order; cantrips (*virtue*: 1 point) are
+   not worth a turn.
 5. **damage**: the cast of the highest expected damage on one enemy, its damage
    capped at the enemy's hit points (damage past them is wasted), so that a kill
    comes first and, among kills, the lower spell level (the slot rule below);
@@ -85,7 +95,9 @@ from engine.content.spellbook import KnownSpell
 from engine.content.spells import Spell
 from engine.rules.casting import helpful
 from engine.rules.concentration import concentration_modifiers, defensive_dc
+from engine.rules.mirror_image import IMAGES
 from engine.rules.saves import immune
+from engine.rules.temp_hp import TEMP_HP
 from engine.view.casts import CastCandidate, cast_candidates
 from engine.view.observation import Observation
 from engine.view.snapshot import CombatantView
@@ -256,9 +268,13 @@ def choose_cast(obs: Observation) -> TurnPlan | None:
         plan = _area(obs, cands, by_id, cl)
     dropping = _cantrip_kills(obs, cands, by_id)
     if plan is None:
+        plan = _protect(obs, cands, by_id, side, images=True)
+    if plan is None:
         plan = _save_or_lose(obs, cands, by_id, cl, dropping)
     if plan is None:
         plan = _buff(obs, cands, by_id, side)
+    if plan is None:
+        plan = _protect(obs, cands, by_id, side, images=False)
     if plan is None:
         plan = _damage(obs, cands, by_id, cl, dropping)
     if plan is None:
@@ -436,14 +452,13 @@ def _buff(
         spell = c.known.spell
         if not c.known.level or not _friendly(spell):
             continue
-        if not any(e.kind == "buff" for e in spell.effects):
+        if not any(e.kind in _BUFFS for e in spell.effects):
             continue
-        source = f"sort:{spell.id}"
         if _is_area(c):
             lacking = [
                 by_id[a]
                 for a in c.allies
-                if by_id[a].active and not _has(by_id[a], source) and _buffs(spell, by_id[a])
+                if by_id[a].active and not _holds(by_id[a], spell) and _buffs(spell, by_id[a])
             ]
             if len(lacking) < 2:
                 continue
@@ -452,14 +467,14 @@ def _buff(
             group = [_target(c, by_id, me), *(by_id[t] for t in c.action.target_ids)]
             lacking = [
                 t for t in group
-                if t.side == side and t.active and not _has(t, source) and _buffs(spell, t)
+                if t.side == side and t.active and not _holds(t, spell) and _buffs(spell, t)
             ]  # fmt: skip
             if not lacking:
                 continue
             rank = -len(lacking) if len(lacking) > 1 else _rank(obs, me, lacking[0])
         else:
             t = _target(c, by_id, me)
-            if t.side != side or not t.active or _has(t, source) or not _buffs(spell, t):
+            if t.side != side or not t.active or _holds(t, spell) or not _buffs(spell, t):
                 continue
             rank = _rank(obs, me, t)
         key = (rank, i)
@@ -484,11 +499,85 @@ def _has(c: CombatantView, source: str) -> bool:
     return any(e.source == source for e in c.effects.items)
 
 
+#: the effects a buff of step 4 gives: typed modifiers, temporary hit points, images
+_BUFFS = ("buff", "temp_hp", "mirror_image")
+#: the effects' sources on their holder (``sort:aid``, ``pv-temp:aid``, ``images:…``)
+_MARKERS = ("sort:", TEMP_HP, IMAGES)
+
+
+def _holds(c: CombatantView, spell: Spell) -> bool:
+    """Whether ``c`` is under some effect of ``spell`` already."""
+    sources = {m + spell.id for m in _MARKERS}
+    return any(e.source in sources for e in c.effects.items)
+
+
+def _holds_kind(c: CombatantView, prefix: str) -> bool:
+    """Whether ``c`` has temporary hit points (``TEMP_HP``) or images (``IMAGES``) of any spell."""
+    return any(e.source.startswith(prefix) for e in c.effects.items)
+
+
 def _buffs(spell: Spell, c: CombatantView) -> bool:
     return spell.affects.admits(c.creature_type, c.alignment, c.level) and any(
-        e.kind == "buff" and e.affects.admits(c.creature_type, c.alignment, c.level)
+        e.kind in _BUFFS and e.affects.admits(c.creature_type, c.alignment, c.level)
         for e in spell.effects
     )
+
+
+#: how near an enemy must be for images or temporary hit points on the caster (a
+#: move and an attack away)
+NEAR_FT = 30
+
+
+def _protect(
+    obs: Observation,
+    cands: list[CastCandidate],
+    by_id: dict[str, CombatantView],
+    side: str,
+    *,
+    images: bool,
+) -> Choice | None:
+    """Mirror images on the caster with an enemy near (``images``: step 2b), else
+    (step 4b) temporary hit points on the caster with an enemy near or on an ally
+    in melee (module docstring)."""
+    me = obs.actor
+    near = any(obs.distance_ft(e.id) <= NEAR_FT for e in obs.enemies()) or obs.threatened_at(
+        me.cell, me.space
+    )
+    best: tuple[tuple[int, int], CastCandidate] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if not c.known.level or _is_area(c):
+            continue
+        if spell.targeting != "self" and not _friendly(spell):
+            continue
+        kinds = {e.kind for e in spell.effects}
+        if images:
+            prefix = IMAGES if "mirror_image" in kinds else None
+        else:
+            prefix = TEMP_HP if "temp_hp" in kinds else None
+        if prefix is None:
+            continue
+        t = _target(c, by_id, me)
+        if t.side != side or not t.active or not _buffs(spell, t):
+            continue
+        if _holds(t, spell) or _holds_kind(t, prefix):
+            continue
+        if t.id == me.id:
+            if not near:
+                continue
+            rank = 0
+        else:
+            if not obs.threatened_at(t.cell, t.space):
+                continue
+            rank = 1 + [x.id for x in obs.combatants].index(t.id)
+        key = (rank, i)
+        if best is None or key < best[0]:
+            best = (key, c)
+    if best is None:
+        return None
+    c = best[1]
+    t = _target(c, by_id, me)
+    return c, f"au contact : {c.known.spell.label} sur {t.id}"
 
 
 def _damage(

@@ -20,6 +20,7 @@ from engine.content.creatures import CombatantProfile, load_combatant, parse_com
 from engine.content.maps import load_map
 from engine.core.rng import SeededRng
 from engine.run.runner import play_fight
+from engine.state.effects import Effect, add_effect
 from engine.state.encounter import build_encounter
 from engine.view.casts import cast_candidates
 from engine.view.observation import Observation
@@ -43,6 +44,14 @@ def foe(hp: int = 20, **changes: Any) -> CombatantProfile:
     fields: dict[str, Any] = {"name": "Foe", "hp_max": hp, "creature_type": "humanoid"}
     fields.update(changes)
     return make_profile(**fields)
+
+
+def imaged(c: Any) -> Any:
+    """``c`` under mirror images already (with an enemy near, a caster that knows
+    *mirror image* casts it before anything else but a heal or an area)."""
+    add_effect(c, Effect("images:mirror-image"))
+    c.images = 2
+    return c
 
 
 def decide(b: Any, actor: Any) -> TurnPlan:
@@ -220,7 +229,7 @@ def test_mage_armor_on_the_caster_before_contact():
 def test_the_highest_expected_damage_on_one_enemy():
     """Battle mage, CL 3, against an animal (no daze): scorching ray (4d6, a ranged
     touch) beats magic missile (2 × 1d4+1); shocking grasp is out of reach."""
-    mage = state("mage", "a", npc("battle_mage"), HALL, (2, 0))
+    mage = imaged(state("mage", "a", npc("battle_mage"), HALL, (2, 0)))
     beast = state("beast", "b", foe(hp=30, creature_type="animal"), HALL, (2, 5), 1)
     b = battle(HALL, [mage, beast])
     obs = b.observe(mage)
@@ -236,7 +245,7 @@ def test_the_highest_expected_damage_on_one_enemy():
 
 
 def test_energy_immunity_counts_for_nothing():
-    mage = state("mage", "a", npc("battle_mage"), HALL, (2, 0))
+    mage = imaged(state("mage", "a", npc("battle_mage"), HALL, (2, 0)))
     beast = state("beast", "b", foe(hp=30, creature_type="animal", immunities=["fire"]), HALL,
                   (2, 5), 1)  # fmt: skip
     cast = cast_of(decide(battle(HALL, [mage, beast]), mage))

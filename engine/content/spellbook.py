@@ -26,7 +26,7 @@ spells it can cast, each at its level, and those it cannot, each with why
 * **What cannot be cast** (:func:`unplayable_reason`): a name the registry does
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
-  (recurring damage, temporary hit points, mirror images, buffs that change
+  (recurring damage, buffs that change
   speed, size or attacks or are used once on another roll than an attack,
   conditions that end on an escape, several targets, bleeding).
 
@@ -37,7 +37,8 @@ spells it can cast, each at its level, and those it cannot, each with why
 >>> known = [k.spell.id for k in book.known]
 >>> book.caster_level, book.dc(3), known  # doctest: +NORMALIZE_WHITESPACE
 (11, 19, ['bleed', 'ray-of-frost', 'magic-missile', 'ray-of-enfeeblement', 'shield',
-          'mage-armor', 'scorching-ray', 'fireball', 'cone-of-cold', 'waves-of-fatigue'])
+          'mage-armor', 'false-life', 'scorching-ray', 'fireball', 'cone-of-cold',
+          'waves-of-fatigue'])
 >>> book.slots[3], book.melee_touch.attack_bonus, book.ranged_touch.attack_bonus
 (6, 5, 7)
 """
@@ -61,8 +62,10 @@ from engine.content.spells import (
     ConditionEffect,
     DamageEffect,
     HealEffect,
+    MirrorImageEffect,
     Spell,
     SpellRegistry,
+    TempHpEffect,
     spell_key,
 )
 from engine.core.errors import DataError
@@ -144,7 +147,7 @@ def unplayable_reason(spell: Spell) -> str | None:
     if spell.targeting in ("creature", "ally") and spell.range_ft(1) is None:
         return "portée donnée en mots seulement"
     for effect in spell.effects:
-        if isinstance(effect, DamageEffect | HealEffect):
+        if isinstance(effect, DamageEffect | HealEffect | TempHpEffect | MirrorImageEffect):
             continue
         if isinstance(effect, ConditionEffect):
             if effect.bleed:
@@ -160,8 +163,6 @@ def unplayable_reason(spell: Spell) -> str | None:
             continue
         return {
             "recurring": "dégâts récurrents : pas encore joué",
-            "temp_hp": "points de vie temporaires : pas encore joué",
-            "mirror_image": "images miroir : pas encore joué",
         }[effect.kind]
     return None
 

@@ -16,8 +16,9 @@ from typing import Literal
 
 from engine.core.checks import RollRecord
 
-#: how a swing ended: missed, hit then missed on the concealment d100, hit
-AttackOutcome = Literal["miss", "concealed", "hit"]
+#: how a swing ended: missed, hit then missed on the concealment d100, hit a mirror
+#: image of its target (SRD « Mirror Image »: the image is destroyed), hit
+AttackOutcome = Literal["miss", "concealed", "image", "hit"]
 
 #: what provoked an attack of opportunity: leaving a threatened square, shooting
 #: from one, standing up, a Tiny creature entering the square of a bigger one,
@@ -650,3 +651,49 @@ class SpellBuff(Event):
     spell: str
     modifiers: tuple[tuple[str, int, str], ...]
     rounds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TempHpGained(Event):
+    """``actor`` gains ``amount`` temporary hit points from ``spell`` for ``rounds``
+    rounds (``None``: the rest of the fight); ``kept`` > 0: it already had that many,
+    at least as many, and keeps them instead (they do not stack, ``docs/rules.md``)."""
+
+    spell: str
+    amount: int
+    rounds: int | None
+    kept: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TempHpAbsorbed(Event):
+    """``absorbed`` of the damage ``actor`` just took came off its temporary hit
+    points; ``left`` of them remain."""
+
+    absorbed: int
+    left: int
+
+
+@dataclass(frozen=True, slots=True)
+class MirrorImages(Event):
+    """``actor`` gets ``images`` mirror images from ``spell`` for ``rounds`` rounds
+    (``None``: the rest of the fight)."""
+
+    spell: str
+    images: int
+    rounds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MirrorImageStruck(Event):
+    """An attack roll of ``attacker`` against ``actor``, which had ``images`` mirror
+    images: on a hit, ``pick`` is the d(``images`` + 1) that says whom it struck (an
+    image when ``struck``; ``pick`` = ``images`` + 1 is the real one); ``pick`` = 0: a
+    miss by 5 or less, which destroys an image without a die. ``left``: the images
+    that remain."""
+
+    attacker: str
+    pick: int
+    images: int
+    struck: bool
+    left: int

@@ -61,6 +61,8 @@ class RollKind(StrEnum):
     """the dice of a spell's healing"""
     SPELL = "spell"
     """the other dice of a spell: a pool of Hit Dice, a buff's value"""
+    MIRROR_IMAGE = "mirror_image"
+    """the die that picks the real target or one of its mirror images, after a hit"""
     ACROBATICS = "acrobatics"
     PERCEPTION = "perception"
     STEALTH = "stealth"

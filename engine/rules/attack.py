@@ -13,6 +13,9 @@
   never below 0. A bypass ``"a and b"`` needs every property, ``"a or b"`` any.
 * An attack's rider (« plus paralysis ») acts after a hit's damage
   (:func:`engine.rules.auras.rider_hit`).
+* A target with mirror images (:mod:`engine.rules.mirror_image`): a hit picks
+  the real one or an image first, a miss by 5 or less destroys one; its
+  temporary hit points take the damage first (:mod:`engine.rules.temp_hp`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK
 from engine.content.space import body_deltas, body_distance_ft, top_elevation
 from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
-from engine.core.events import Attack, ConditionEnded, LifeChange, Revealed
+from engine.core.events import Attack, ConditionEnded, LifeChange, Revealed, TempHpAbsorbed
 from engine.core.rng import Rng, RollKind
 from engine.geometry.grid import distance_ft
 from engine.geometry.los import flanks
@@ -34,6 +37,8 @@ from engine.geometry.reach import Presence, body_cover, range_penalty, threatens
 from engine.rules.auras import rider_hit
 from engine.rules.endings import attacked
 from engine.rules.life import apply_damage, apply_nonlethal
+from engine.rules.mirror_image import on_hit as images_hit
+from engine.rules.mirror_image import on_miss as images_missed
 from engine.rules.saves import SCORE_CONDITIONS as _SCORES
 from engine.rules.saves import score_delta
 from engine.state.conditions import (
@@ -625,7 +630,21 @@ def _swing(
                     fight.round, actor.id, target.id, attack.name, roll, ac, tuple(notes), "miss"
                 )
             )
+        if target.images:  # SRD « Mirror Image »: a near miss destroys an image
+            images_missed(fight, actor, target, roll.total, ac)
         return Swing(roll, False)
+    if target.images:  # SRD « Mirror Image »: the real one, or an image?
+        struck, note = images_hit(fight, actor, target)
+        log = fight.log
+        if struck:
+            if log is not None:
+                log.append(Attack(fight.round, actor.id, target.id, attack.name, roll, ac,
+                                  tuple(notes), "image"))  # fmt: skip
+                if note is not None:
+                    log.append(note)
+            return Swing(roll, False)
+        if log is not None and note is not None:
+            log.append(note)
     mult = 1
     if roll.natural >= attack.crit_range:
         confirm = check(rng, D20_ATTACK, CheckKind.CONFIRM, mods, ac)
@@ -664,7 +683,7 @@ def _swing(
         actor.crits += 1
     before = target.hp
     was_active = target.active
-    apply_damage(target, damage)
+    absorbed_temp = apply_damage(target, damage)
     taken = apply_nonlethal(target, hurt.nonlethal)
     if wary & _ASLEEP and damage + hurt.nonlethal > 0:
         wake(fight, target)
@@ -694,6 +713,8 @@ def _swing(
                 target_life=target.life_label(),
             )
         )
+        if absorbed_temp:
+            fight.log.append(TempHpAbsorbed(fight.round, target.id, absorbed_temp, target.temp_hp))
         if before >= 0 > target.hp or target.dead:
             fight.state_change(target)
         elif was_active and not target.active:

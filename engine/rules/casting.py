@@ -48,7 +48,9 @@ targets more than its caster level gives (``too_many_targets``) or two more than
    :func:`engine.rules.healing.harm`), conditions for their durations
    (:func:`engine.rules.status.give_condition`, timed on the caster's turns) and
    buffs as timed typed effects (:mod:`engine.state.effects`; a ``once`` buff,
-   *true strike*, is spent by its holder's next attack roll). An area's
+   *true strike*, is spent by its holder's next attack roll), temporary hit
+   points (:mod:`engine.rules.temp_hp`) and mirror images
+   (:mod:`engine.rules.mirror_image`, which a touch attack meets too). An area's
    squares come from :mod:`engine.geometry.areas` (line of effect from its
    origin); a pool of Hit Dice (Sleep) goes to the fewest Hit Dice first, then
    the nearest to the origin, and what cannot affect the next creature is wasted.
@@ -78,6 +80,7 @@ from engine.core.events import (
     SpellLost,
     SpellLostCause,
     SpellResistance,
+    TempHpAbsorbed,
 )
 from engine.core.rng import RollKind
 from engine.geometry.areas import (
@@ -100,8 +103,12 @@ from engine.rules.concentration import (
 from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.healing import apply_energy, heal
 from engine.rules.life import apply_damage
+from engine.rules.mirror_image import grant as grant_images
+from engine.rules.mirror_image import on_hit as images_hit
+from engine.rules.mirror_image import on_miss as images_missed
 from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition
+from engine.rules.temp_hp import grant as grant_temp_hp
 from engine.state.casting import Ending, EndingKind, PendingCast
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
@@ -601,7 +608,20 @@ def _touch_attack(
         if log is not None:
             log.append(SpellAttack(fight.round, caster.id, target.id, spell.label, ranged, roll,
                                    ac, tuple(notes), "miss"))  # fmt: skip
+        if target.images:  # SRD « Mirror Image »: a near miss destroys an image
+            images_missed(fight, caster, target, roll.total, ac)
         return 0
+    if target.images:  # SRD « Mirror Image »: a touch spell discharged on an image
+        struck, note = images_hit(fight, caster, target)
+        if struck:
+            if log is not None:
+                log.append(SpellAttack(fight.round, caster.id, target.id, spell.label, ranged,
+                                       roll, ac, tuple(notes), "image"))  # fmt: skip
+                if note is not None:
+                    log.append(note)
+            return 0
+        if log is not None and note is not None:
+            log.append(note)
     mult = 1
     confirm = None
     if damaging and roll.natural >= attack.crit_range:
@@ -709,6 +729,17 @@ def _effects(
             if saved and outcome == "negates":
                 continue
             _buff(fight, ctx, target, effect, halved=saved and outcome == "half")
+        elif saved and outcome == "negates":
+            continue
+        elif effect.kind == "temp_hp":
+            cl = ctx.book.caster_level
+            amount = _roll(fight, effect.formula, cl, _SPELL)
+            rounds = _rounds(fight, ctx, effect.rounds)
+            grant_temp_hp(fight, target, amount, spell.id, spell.label, rounds, caster)
+        elif effect.kind == "mirror_image":
+            count = effect.count(_roll(fight, effect.images, ctx.book.caster_level, _SPELL))
+            rounds = _rounds(fight, ctx, None)
+            grant_images(fight, target, count, spell.id, spell.label, rounds, caster)
 
 
 def _energy(effect: SpellEffect) -> bool:
@@ -743,7 +774,7 @@ def _damage(
         dealt //= 2
     kept, note = resist_energy(target, dealt, effect.types)  # never damage reduction
     before, was_active = target.hp, target.active
-    apply_damage(target, kept)
+    absorbed = apply_damage(target, kept)
     if kept and target.effects.cond & _ASLEEP:
         wake(fight, target)
     caster.damage_dealt += kept
@@ -756,6 +787,8 @@ def _damage(
                 target.nonlethal, target.life_label(), by_kind,
             )
         )  # fmt: skip
+        if absorbed:
+            log.append(TempHpAbsorbed(fight.round, target.id, absorbed, target.temp_hp))
         if before >= 0 > target.hp or target.dead:
             fight.state_change(target)
         elif was_active and not target.active:

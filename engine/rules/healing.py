@@ -32,6 +32,7 @@ from engine.core.events import (
     Healed,
     Immune,
     LifeChange,
+    TempHpAbsorbed,
 )
 from engine.rules.life import apply_damage, update_state
 from engine.rules.saves import roll_save
@@ -180,7 +181,7 @@ def harm(
         halved = rec is not None and rec.success is True
     damage = amount // 2 if halved else amount
     before, was_active = target.hp, target.active
-    apply_damage(target, damage)
+    absorbed = apply_damage(target, damage)
     if damage and target.effects.cond & _ASLEEP:
         end_condition(fight, target, "asleep")
     if source is not None:
@@ -202,6 +203,8 @@ def harm(
                 target.life_label(),
             )
         )
+        if absorbed:
+            log.append(TempHpAbsorbed(fight.round, target.id, absorbed, target.temp_hp))
         if before >= 0 > target.hp or target.dead:
             fight.state_change(target)
         elif was_active and not target.active:

@@ -10,6 +10,7 @@
   it dying again.
 * hp ≤ −Con score: **dead**. Undead and constructs (no Con) are destroyed at 0.
 * ``--simple-monster-death``: monsters (not PCs) die at hp ≤ 0.
+* Temporary hit points (:mod:`engine.rules.temp_hp`) take lethal damage first.
 * Nonlethal damage (SRD « Nonlethal Damage ») is a separate total, never taken
   from hp: equal to the current hp (> 0), the creature is **staggered**; above
   it, **unconscious** (inactive: it acts, threatens and flanks no more, and
@@ -22,6 +23,7 @@ from engine.content.packs import D20_STABILIZE, PF1E
 from engine.core.checks import CheckKind, Modifier, RollRecord, check
 from engine.core.events import Bled, Stabilization
 from engine.core.rng import Rng
+from engine.rules.temp_hp import absorb
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
@@ -41,14 +43,23 @@ def update_state(target: CombatantState) -> None:
     target.refresh()
 
 
-def apply_damage(target: CombatantState, amount: int) -> None:
-    """Lethal damage to ``target`` (amount ≥ 0), then its new life state."""
+def apply_damage(target: CombatantState, amount: int) -> int:
+    """Lethal damage to ``target`` (amount ≥ 0), then its new life state; its
+    temporary hit points take it first (:mod:`engine.rules.temp_hp`). Returns the
+    part they absorbed (counted in ``damage_taken`` too)."""
     if amount <= 0:
-        return
-    target.hp -= amount
+        return 0
+    absorbed = 0
+    if target.temp_hp:
+        absorbed = absorb(target, amount)
+        if absorbed == amount:
+            target.damage_taken += amount
+            return absorbed
+    target.hp -= amount - absorbed
     target.damage_taken += amount
     target.stable = False
     update_state(target)
+    return absorbed
 
 
 def apply_nonlethal(target: CombatantState, amount: int) -> int:

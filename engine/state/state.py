@@ -154,6 +154,13 @@ class CombatantState(LifeStates):
     #: its spells' conditions that end on a save each turn, an attack or an
     #: escape (:mod:`engine.rules.endings`); empty for almost everyone
     endings: tuple[Ending, ...] = ()
+    #: temporary hit points left (CRB « Temporary Hit Points »: lost first to
+    #: lethal damage), held while their effect is on it (``pv-temp:<spell>``,
+    #: :mod:`engine.rules.figments`); 0 for almost everyone
+    temp_hp: int = 0
+    #: mirror images left (SRD « Mirror Image »), held while their effect is on it
+    #: (``images:<spell>``); 0 for almost everyone
+    images: int = 0
 
     #: squares per side of its space, anchored on ``pos`` (:mod:`engine.content.space`);
     #: copied from the profile (a plain attribute: read in every geometric test)
