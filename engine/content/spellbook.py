@@ -26,9 +26,9 @@ spells it can cast, each at its level, and those it cannot, each with why
 * **What cannot be cast** (:func:`unplayable_reason`): a name the registry does
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
-  (recurring damage, temporary hit points, mirror images, buffs that change
-  speed, size or attacks or are used once on another roll than an attack,
-  conditions that end on an escape, several targets, bleeding).
+  (temporary hit points, mirror images, buffs that change speed, size or
+  attacks or are used once on another roll than an attack, several targets,
+  bleeding).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -61,6 +61,7 @@ from engine.content.spells import (
     ConditionEffect,
     DamageEffect,
     HealEffect,
+    RecurringEffect,
     Spell,
     SpellRegistry,
     spell_key,
@@ -146,13 +147,11 @@ def unplayable_reason(spell: Spell) -> str | None:
     if spell.targets is not None and (spell.targets.uses_cl or spell.targets.number(1) != 1):
         return "plusieurs cibles : pas encore joué"
     for effect in spell.effects:
-        if isinstance(effect, DamageEffect | HealEffect):
+        if isinstance(effect, DamageEffect | HealEffect | RecurringEffect):
             continue
         if isinstance(effect, ConditionEffect):
             if effect.bleed:
                 return "saignement : pas encore joué"
-            if effect.escape:
-                return "fin sur une évasion : pas encore joué"
             if not _nested(effect):
                 return "phases de conditions disjointes : pas encore joué"
             continue
@@ -161,7 +160,6 @@ def unplayable_reason(spell: Spell) -> str | None:
                 return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue
         return {
-            "recurring": "dégâts récurrents : pas encore joué",
             "temp_hp": "points de vie temporaires : pas encore joué",
             "mirror_image": "images miroir : pas encore joué",
         }[effect.kind]

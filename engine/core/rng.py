@@ -61,6 +61,8 @@ class RollKind(StrEnum):
     """the dice of a spell's healing"""
     SPELL = "spell"
     """the other dice of a spell: a pool of Hit Dice, a buff's value"""
+    ESCAPE = "escape"
+    """the d20 of a check to break free of a spell (*web*, *entangle*)"""
     ACROBATICS = "acrobatics"
     PERCEPTION = "perception"
     STEALTH = "stealth"

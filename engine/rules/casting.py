@@ -56,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.content.actions import ActionResult, CastSpellAction, Reason, succeeded
+from engine.content.actions import ActionResult, CastSpellAction, Reason, Slot, succeeded
 from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK, D20_PLAIN
 from engine.content.space import body_distance_ft
@@ -97,9 +97,10 @@ from engine.rules.concentration import (
 from engine.rules.endings import add_ending, attacked, source_of
 from engine.rules.healing import apply_energy, heal
 from engine.rules.life import apply_damage
+from engine.rules.recurring import add_recurring
 from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition
-from engine.state.casting import Ending, EndingKind, PendingCast
+from engine.state.casting import Ending, EndingKind, PendingCast, Recurring
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
 from engine.state.fight import C, FightState, Situation
@@ -640,6 +641,16 @@ def _effects(
             if saved and outcome == "negates":
                 continue
             _buff(fight, ctx, target, effect, halved=saved and outcome == "half")
+        elif effect.kind == "recurring":
+            if saved and outcome == "negates":
+                continue
+            ticks = effect.ticks.number(ctx.book.caster_level)
+            if ticks > 0:  # SRD « Acid Arrow »: never multiplied by a critical hit
+                add_recurring(
+                    target,
+                    Recurring(spell.id, spell.label, caster.id, ctx.book.caster_level,
+                              effect.formula, effect.types, ticks),
+                )  # fmt: skip
 
 
 def _energy(effect: SpellEffect) -> bool:
@@ -734,6 +745,8 @@ def _condition(
         kind = "save"
     elif effect.ends_on_attack:
         kind = "attack"
+    elif effect.escape:
+        kind = "escape"
     save = spell.save
     for name, rounds in totals.items():
         source = source_of(kind, spell.id, name) if kind is not None else None
@@ -745,7 +758,8 @@ def _condition(
             add_ending(
                 target,
                 Ending(kind, source, name, spell.label, save.type if save is not None else None,
-                       ctx.dc, ctx.tags, ctx.caster.id),
+                       ctx.dc, ctx.tags, ctx.caster.id, effect.escape_check,
+                       Slot.MOVE if effect.escape_action == "move" else Slot.STANDARD),
             )  # fmt: skip
 
 
