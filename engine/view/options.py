@@ -75,7 +75,8 @@ deployment order, then the non-targeted ones:
 * ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
   (prone combatants get it too);
 * ``escape:<spell>`` — break free of a spell that holds the actor (*web*: a
-  standard action, *entangle*: a move action; :func:`engine.rules.endings.verify_escape`);
+  standard action, *entangle*: a move action; :func:`engine.rules.endings.verify_escape`;
+  prone combatants get it too);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
@@ -442,6 +443,8 @@ def _options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...
     out += _aid_and_ready_options(obs, gmap)
     out += cast_options(obs, gmap, disabled)
     out += _repair_options(obs, gmap)
+    if me.effects.items:  # (most actors have no effect at all)
+        out += _escape_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs, gmap)
     out.append(Option("wait", "attendre", (WaitAction(),)))
