@@ -28,6 +28,7 @@ from engine.core.events import (
     CoupDeGrace,
     Delayed,
     EnergyHarm,
+    EscapeAttempt,
     Event,
     FightEnd,
     Fled,
@@ -48,6 +49,7 @@ from engine.core.events import (
     ReadyExpired,
     ReadyFired,
     ReadyTaken,
+    RecurringDamage,
     Revealed,
     RunCheck,
     SavingThrow,
@@ -556,6 +558,10 @@ _BONUS_FR = {
 }
 
 
+#: the checks that break free of a spell (:func:`engine.rules.endings.escape_check`)
+_ESCAPE_CHECKS = {"cmb": "manœuvre", "strength": "Force", "escape_artist": "Évasion"}
+
+
 def _spell_line(event: Event) -> Line | None:
     """The lines of casting a spell (:mod:`engine.rules.casting`)."""
     if isinstance(event, SpellCast):
@@ -636,6 +642,23 @@ def _spell_line(event: Event) -> Line | None:
             text += f" ({note})"
         text += _state(event.hp, event.hp_max, event.nonlethal, event.life)
         return (event.round, event.actor, text, ())
+    if isinstance(event, RecurringDamage):
+        text = f"{event.spell} ({event.source}) ronge encore : {_plural(event.damage, 'dégât')}"
+        if event.damage != event.amount:
+            text += f" (sur {event.amount})"
+        for note in event.energy_notes:
+            text += f" ({note})"
+        text += _state(event.hp, event.hp_max, event.nonlethal, event.life)
+        if event.left > 0:
+            text += f", encore {event.left} round{'s' if event.left > 1 else ''}"
+        return (event.round, event.actor, text, ())
+    if isinstance(event, EscapeAttempt):
+        check = _ESCAPE_CHECKS[event.check]
+        outcome = "se libère" if event.freed else "reste pris"
+        text = (
+            f"tente de se libérer ({event.spell}) : {check} {event.roll.explain('DD')} : {outcome}"
+        )
+        return (event.round, event.actor, text, (event.roll,))
     if isinstance(event, SpellBuff):
         parts = []
         for stat, value, kind in event.modifiers:

@@ -13,7 +13,9 @@ Then, in order:
 3. one 5-foot step brings it into melee reach → 5-foot step, full attack;
 4. a ranged weapon can hit another enemy (nearest first) → full attack on it;
 5. otherwise → move toward the target, then attack if a weapon can hit it from
-   where the move ends (the move alone otherwise).
+   where the move ends (the move alone otherwise); a creature a spell holds
+   without keeping it in place (*entangle*: half speed) first tries to break free
+   (a move action), then moves with its standard action: freed, at full speed.
 
 A disabled combatant (0 hp) gets one action: an attack if a weapon reaches,
 else a move. Under a condition that limits its turn (cannot act, nauseated,
@@ -33,6 +35,7 @@ from collections.abc import Callable
 from engine.content.actions import (
     AttackAction,
     ChargeAction,
+    EscapeAction,
     FiveFootStepAction,
     FullAttackAction,
     MoveAction,
@@ -40,6 +43,7 @@ from engine.content.actions import (
     TurnPlan,
     WaitAction,
 )
+from engine.rules.endings import held_by
 from engine.state.conditions import HELPLESS
 from engine.state.effects import Cond
 from engine.view.observation import Observation
@@ -99,6 +103,11 @@ def _approach_attack(tid: str, wid: str | None) -> TurnPlan:
 
 def _approach(tid: str, wid: str | None) -> TurnPlan:
     return TurnPlan((MoveAction(target_id=tid),), "approche")
+
+
+def _escape_approach(tid: str, wid: str | None) -> TurnPlan:
+    actions = (EscapeAction(), MoveAction(target_id=tid))
+    return TurnPlan(actions, "pris : tente de se libérer puis approche")
 
 
 #: a plan of the policy, from its target's and its weapon's ids
@@ -176,4 +185,6 @@ class HeuristicPolicy:
                 return self._plan(_shoot, enemy.id, weapon.id)
         if obs.weapon_after_move(tid) is not None:
             return self._plan(_approach_attack, tid)
+        if me.effects.items and held_by(me):  # SRD « Entangle »: break free, then move
+            return self._plan(_escape_approach, tid)
         return self._plan(_approach, tid)

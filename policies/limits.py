@@ -12,7 +12,8 @@ action the engine refuses:
   one move toward its target (wait when already in reach or unable to move: it
   cannot attack); staggered → one attack if a weapon reaches, else one move;
   unable to move (grappled…) → an attack (a full attack with both actions) if a
-  weapon reaches its target or another enemy, else wait.
+  weapon reaches its target or another enemy, else break free of a spell that
+  holds it (*web*: :func:`engine.rules.endings.verify_escape`), else wait.
 * :func:`helpless_choice`, when its target is helpless: a coup de grâce when the
   menu offers one and no enemy that is not helpless threatens the actor (it
   provokes); threatened by such an enemy, the policy turns to the first of them
@@ -27,12 +28,14 @@ from collections.abc import Sequence
 from engine.content.actions import (
     AttackAction,
     CoupDeGraceAction,
+    EscapeAction,
     FullAttackAction,
     MoveAction,
     StandUpAction,
     TurnPlan,
     WaitAction,
 )
+from engine.rules.endings import held_by
 from engine.state.conditions import CANT_ACT, CANT_MOVE, HELPLESS, ONE_MOVE, STAGGERED
 from engine.state.effects import Cond
 from engine.view.observation import Observation
@@ -70,6 +73,8 @@ def limited_plan(obs: Observation, target: CombatantView) -> TurnPlan:
         if not cond & CANT_MOVE:
             break  # it may move toward its target instead
     if cond & CANT_MOVE:
+        if me.effects.items and held_by(me):  # SRD « Web »: break free rather than wait
+            return TurnPlan((EscapeAction(),), "pris : tente de se libérer")
         return TurnPlan((WaitAction(),), "ne peut pas se déplacer")
     return TurnPlan((MoveAction(target_id=tid),), "chancelant : un seul déplacement")
 

@@ -60,7 +60,8 @@ Priorities, the first that offers a cast wins:
    (d20 + the touch bonus against touch AC, 5 % to 95 %; automatic for *magic
    missile*; none for a spell without an attack) × the chance the save does not
    halve or negate it, each energy the target is immune to counting 0 and its
-   resistance taken off each missile.
+   resistance taken off each missile; recurring damage (*acid arrow*) counts once
+   per later round it burns.
 
 **Several targets** (*haste*, *scare*, the mass spells): the menu offers one cast
 per first target, with the creatures of its side nearest to it that the spell may
@@ -198,15 +199,19 @@ def expected_damage(obs: Observation, known: KnownSpell, target: CombatantView) 
     resist = target.resistances
     per_hit = 0.0
     for e in spell.effects:
-        if e.kind != "damage" or not e.affects.admits(
-            target.creature_type, target.alignment, target.level
-        ):
+        if e.kind == "damage":
+            times = 1
+        elif e.kind == "recurring":  # (acid arrow): once per later round, resisted each time
+            times = e.ticks.number(cl)
+        else:
+            continue
+        if not e.affects.admits(target.creature_type, target.alignment, target.level):
             continue
         if any(t in immunities for t in e.types):
             continue
         mean = e.formula.dice(cl).mean
         cut = max((resist.get(t, 0) for t in e.types), default=0)
-        per_hit += max(0.0, mean - cut)
+        per_hit += times * max(0.0, mean - cut)
     if not per_hit:
         return 0.0
     count = spell.projectile_count(cl)

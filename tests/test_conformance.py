@@ -29,15 +29,17 @@ from typing import Any
 
 from builders import make_map, make_profile, melee, ranged
 
-from engine.content.actions import Action, Option, Reason, TurnPlan
+from engine.content.actions import Action, EscapeAction, Option, Reason, TurnPlan
 from engine.content.creatures import AttackProfile, load_combatant
 from engine.content.space import footprint
 from engine.content.spellbook import KnownSpell
 from engine.core.rng import SeededRng
 from engine.geometry.grid import Path
 from engine.rules.economy import filter_plan
+from engine.rules.endings import add_ending, source_of
 from engine.rules.status import gate, give_condition
 from engine.rules.table import ACTIONS, IMPLEMENTED_KINDS, accept
+from engine.state.casting import Ending
 from engine.state.conditions import ONE_MOVE, TABLE_BITS, names_of
 from engine.state.effects import Cond
 from engine.state.encounter import Encounter, build_encounter
@@ -228,7 +230,7 @@ MENU_ENTRIES = {
     "full_attack", "defensive_full_attack", "attack", "charge", "step_full_attack",
     "move_attack", "move", "run", "withdraw", "tumble", "hide", "drop_prone", "aid_another",
     "ready", "repair_weapon", "total_defense", "delay", "wait", "stand_up", "stand_attack",
-    "coup_de_grace", "cast_spell", "defensive_cast_spell",
+    "coup_de_grace", "cast_spell", "defensive_cast_spell", "escape",
 }  # fmt: skip
 
 #: the conditions the fights with conditions give (a few rounds, or until the end)
@@ -261,6 +263,14 @@ def candidates(rng: random.Random, obs: Observation, per_kind: int) -> list[Acti
             min(gmap.width, max(-1, c0 + rng.randint(-6, 6))),
         )
 
+    # several targets draw from their own generator: the other fields' draws stay as they were
+    several = random.Random(f"targets:{obs.acting_id}:{obs.round}")
+
+    def target_ids() -> tuple[str, ...]:
+        if several.random() < 0.7:
+            return ()
+        return tuple(str(several.choice(ids[1:])) for _ in range(several.randint(1, 3)))
+
     pools: dict[str, Any] = {
         "target_id": lambda: rng.choice(ids),
         "opponent_id": lambda: rng.choice(ids),
@@ -273,10 +283,16 @@ def candidates(rng: random.Random, obs: Observation, per_kind: int) -> list[Acti
         "target_pos": square,
         "metamagic": lambda: ("Empower Spell",) if rng.random() < 0.1 else (),
         "cast_defensively": lambda: rng.random() < 0.3,
+        "target_ids": target_ids,
         "aid_mode": lambda: rng.choice(["attack", "ac"]),
     }
     out: list[Action] = []
     for kind in sorted(IMPLEMENTED_KINDS):
+        if kind == "escape":  # its own generator: the other kinds' draws stay as they were
+            own = random.Random(f"{obs.acting_id}:{obs.round}")
+            names = [None, "web", "entangle", "wish"]
+            out += [EscapeAction(spell_name=own.choice(names)) for _ in range(per_kind)]
+            continue
         cls = ACTIONS[kind].cls
         for _ in range(per_kind):
             # a field with no pool fails here: a new field needs one
@@ -285,8 +301,13 @@ def candidates(rng: random.Random, obs: Observation, per_kind: int) -> list[Acti
     return out
 
 
+#: the spells whose conditions these are, when they are held by one (an escape)
+_HOLDS = {"grappled": "web", "entangled": "entangle"}
+
 #: fights without conditions, then fights with them
 PLAIN, AFFLICTED = 6, 8
+#: then one fight whose conditions are spells' holds its holders may escape
+HELD = PLAIN + AFFLICTED
 
 
 def _fight(seed: int) -> Fuzzer:
@@ -313,7 +334,15 @@ def _fight(seed: int) -> Fuzzer:
                 name = pick.choice(AFFLICTIONS)
                 rounds = pick.choice([None, 2, 3, 5])
                 origin = pick.choice([o for o in states if o.side != c.side])
-                give_condition(battle.fight, c, name, rounds, effect="test", origin=origin)
+                source = None
+                if seed == HELD:  # a web's grappled or an entangle's entangled: escapes
+                    name = "grappled" if c.index % 2 else "entangled"
+                    source = source_of("escape", _HOLDS[name], name)
+                give_condition(
+                    battle.fight, c, name, rounds, effect="test", origin=origin, source=source
+                )
+                if source is not None:
+                    add_ending(c, Ending("escape", source, name, "test", "ref", 15, (), origin.id))
     result = battle.run()
     for c in result.combatants:
         for r in c.last_results:
@@ -344,7 +373,7 @@ def test_every_option_is_what_the_engine_verifies_and_is_never_refused():
     sizes: set[str] = set()
     rounds: set[int] = set()
     conditions = 0
-    for seed in range(PLAIN + AFFLICTED):
+    for seed in range(HELD + 1):
         fuzzer = _fight(seed)
         assert fuzzer.refused == [], (seed, fuzzer.refused)
         offered |= fuzzer.offered

@@ -125,6 +125,16 @@ class ManeuverAction:
 
 
 @dataclass(frozen=True, slots=True)
+class EscapeAction:
+    """Break free of a spell that holds the actor (SRD « Web »: a standard action;
+    « Entangle »: a move action; :mod:`engine.rules.endings`): ``spell_name`` (``None``:
+    the first that holds it)."""
+
+    kind: Literal["escape"] = "escape"
+    spell_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CastSpellAction:
     kind: Literal["cast_spell"] = "cast_spell"
     spell_name: str | None = None
@@ -301,6 +311,7 @@ Action = (
     | WaitAction
     | ImmediateAction
     | CoupDeGraceAction
+    | EscapeAction
 )
 
 
@@ -385,6 +396,8 @@ class Reason(StrEnum):
     #: extension: a one-round spell begun (an ``ok`` result): it takes effect at the
     #: start of the caster's next turn
     CASTING = "casting"
+    #: extension: ``escape`` with no spell holding the actor that it may break free of
+    NOT_HELD = "not_held"
 
 
 REASONS = frozenset(r.value for r in Reason)

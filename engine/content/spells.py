@@ -395,9 +395,15 @@ class ConditionEffectSpec(_Effect):
     #: it ends when its holder attacks (*invisibility*: SRD « If the subject
     #: attacks any creature, the spell ends »)
     ends_on_attack: bool = False
-    #: the holder may break free as an action: a combat maneuver or Escape Artist
-    #: check against the spell's DC (*web*, *entangle*)
+    #: the holder may break free as an action: the better of ``escape_check`` and
+    #: Escape Artist against the spell's DC (*web*, *entangle*)
     escape: bool = False
+    #: the check besides Escape Artist: a combat maneuver check (*web*) or a
+    #: Strength check (*entangle*)
+    escape_check: Literal["cmb", "strength"] = "cmb"
+    #: the action breaking free takes: a standard action (*web*) or a move action
+    #: (*entangle*)
+    escape_action: Literal["standard", "move"] = "standard"
     #: the hit points ``bleeding`` costs each turn (required with it)
     bleed: int = Field(default=0, ge=0, le=100)
     #: it lasts until the fight ends, whatever the spell's duration (*waves of
@@ -418,6 +424,8 @@ class ConditionEffectSpec(_Effect):
     def _hd(self) -> ConditionEffectSpec:
         if self.whole_fight and self.rounds is not None:
             raise ValueError("« whole_fight » et « rounds » s'excluent")
+        if not self.escape and (self.escape_check != "cmb" or self.escape_action != "standard"):
+            raise ValueError("« escape_check » et « escape_action » vont avec « escape »")
         if ("bleeding" in self.conditions) != bool(self.bleed):
             raise ValueError("« bleeding » va avec « bleed » (les points de vie perdus par tour)")
         if self.min_hd is not None and self.max_hd is not None and self.min_hd > self.max_hd:
@@ -867,6 +875,10 @@ class ConditionEffect(_Compiled):
     escape: bool
     bleed: int
     whole_fight: bool
+    #: ``cmb`` or ``strength`` (with ``escape``)
+    escape_check: str = "cmb"
+    #: ``standard`` or ``move`` (with ``escape``)
+    escape_action: str = "standard"
     kind: Literal["condition"] = "condition"
 
     def fits(self, hd: int) -> bool:
@@ -1072,6 +1084,8 @@ def _compile_effect(spec: EffectSpec) -> SpellEffect:
             spec.escape,
             spec.bleed,
             spec.whole_fight,
+            spec.escape_check,
+            spec.escape_action,
         )
     if isinstance(spec, BuffEffectSpec):
         mods = tuple(

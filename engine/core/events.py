@@ -644,6 +644,36 @@ class SpellDamage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class EscapeAttempt(Event):
+    """``actor`` tries to break free of ``spell`` (SRD « Web », « Entangle »): its
+    ``check`` (``cmb``, ``strength`` or ``escape_artist``, the better it has) against
+    the spell's DC (in ``roll``); ``freed`` on a success."""
+
+    spell: str
+    check: str
+    roll: RollRecord
+    freed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RecurringDamage(Event):
+    """``actor`` takes ``damage`` again from ``source``'s ``spell`` at the start of its
+    turn (SRD « Acid Arrow »): ``amount`` rolled, ``energy_notes`` the resistances and
+    immunities that reduced it; ``left``: the turns it still burns; its state after."""
+
+    spell: str
+    source: str
+    amount: int
+    damage: int
+    energy_notes: tuple[str, ...]
+    left: int
+    hp: int
+    hp_max: int
+    nonlethal: int
+    life: str
+
+
+@dataclass(frozen=True, slots=True)
 class SpellBuff(Event):
     """``actor`` gains ``spell``'s modifiers (``(stat, value, bonus type)``, stats as
     the spell files name them) for ``rounds`` rounds (``None``: the rest of the fight)."""

@@ -63,6 +63,8 @@ class RollKind(StrEnum):
     """the other dice of a spell: a pool of Hit Dice, a buff's value"""
     MIRROR_IMAGE = "mirror_image"
     """the die that picks the real target or one of its mirror images, after a hit"""
+    ESCAPE = "escape"
+    """the d20 of a check to break free of a spell (*web*, *entangle*)"""
     ACROBATICS = "acrobatics"
     PERCEPTION = "perception"
     STEALTH = "stealth"

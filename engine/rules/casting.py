@@ -61,7 +61,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.content.actions import ActionResult, CastSpellAction, Reason, succeeded
+from engine.content.actions import ActionResult, CastSpellAction, Reason, Slot, succeeded
 from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK, D20_PLAIN
 from engine.content.space import body_distance_ft
@@ -106,10 +106,11 @@ from engine.rules.life import apply_damage
 from engine.rules.mirror_image import grant as grant_images
 from engine.rules.mirror_image import on_hit as images_hit
 from engine.rules.mirror_image import on_miss as images_missed
+from engine.rules.recurring import add_recurring
 from engine.rules.saves import immune, roll_save
 from engine.rules.status import give_condition
 from engine.rules.temp_hp import grant as grant_temp_hp
-from engine.state.casting import Ending, EndingKind, PendingCast
+from engine.state.casting import Ending, EndingKind, PendingCast, Recurring
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
 from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
 from engine.state.fight import C, FightState, Situation
@@ -731,6 +732,14 @@ def _effects(
             _buff(fight, ctx, target, effect, halved=saved and outcome == "half")
         elif saved and outcome == "negates":
             continue
+        elif effect.kind == "recurring":
+            ticks = effect.ticks.number(ctx.book.caster_level)
+            if ticks > 0:  # SRD « Acid Arrow »: never multiplied by a critical hit
+                add_recurring(
+                    target,
+                    Recurring(spell.id, spell.label, caster.id, ctx.book.caster_level,
+                              effect.formula, effect.types, ticks),
+                )  # fmt: skip
         elif effect.kind == "temp_hp":
             cl = ctx.book.caster_level
             amount = _roll(fight, effect.formula, cl, _SPELL)
@@ -836,6 +845,8 @@ def _condition(
         kind = "save"
     elif effect.ends_on_attack:
         kind = "attack"
+    elif effect.escape:
+        kind = "escape"
     save = spell.save
     for name, rounds in totals.items():
         source = source_of(kind, spell.id, name) if kind is not None else None
@@ -847,7 +858,8 @@ def _condition(
             add_ending(
                 target,
                 Ending(kind, source, name, spell.label, save.type if save is not None else None,
-                       ctx.dc, ctx.tags, ctx.caster.id),
+                       ctx.dc, ctx.tags, ctx.caster.id, effect.escape_check,
+                       Slot.MOVE if effect.escape_action == "move" else Slot.STANDARD),
             )  # fmt: skip
 
 

@@ -42,6 +42,7 @@ def filter_plan(
     swift_available: bool = True,
     nauseated: bool = False,
     cast_slot: Callable[[Any], Slot | None] | None = None,
+    escape_slot: Callable[[Any], Slot] | None = None,
 ) -> tuple[list[bool], list[ActionResult | None]]:
     """Which actions of a plan fit the budget.
 
@@ -59,6 +60,10 @@ def filter_plan(
     ``cast_slot`` (a caster's :meth:`engine.state.casting.Casting.slot_of`): the slot
     of each ``cast_spell`` from its spell's casting time (``None``: too long for a
     fight, dropped with ``downgraded:cast_time``); without it, a cast is standard.
+
+    ``escape_slot`` (:func:`engine.rules.endings.escape_slot` for a creature a spell
+    holds): the slot of each ``escape``, its spell's (*entangle*: a move action);
+    without it, an escape is standard.
 
     Returns a keep-mask and, for each dropped action, its ``ActionResult``.
     """
@@ -103,6 +108,11 @@ def filter_plan(
                 drop(action, single_reason)
                 continue
             slot = cast
+        elif escape_slot is not None and kind == "escape":
+            slot = escape_slot(action)
+            if staggered and single_used:
+                drop(action, single_reason)
+                continue
         elif staggered:  # one action: its slot for that (a withdraw is a standard action)
             slot = row.one_action_slot
             if slot is _FULL_ROUND or (surprise and slot is _SWIFT):

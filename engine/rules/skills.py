@@ -166,6 +166,22 @@ def skill_bonus(profile: CombatantProfile, skill: str) -> int:
     return sum(m.value for m in skill_modifiers(profile, skill))
 
 
+def state_skill_modifiers(state: CombatantState, skill: str) -> tuple[Modifier, ...]:
+    """Every modifier of ``state``'s ``skill`` check in the fight: :func:`skill_modifiers`
+    under its conditions, its effects' skill modifiers (shaken, sickened…) and the
+    change of a lowered Strength or Dexterity."""
+    mods = skill_modifiers(state.profile, skill, state.effects.cond)
+    fx = state.effects
+    if fx.items:  # its effects' skill modifiers (shaken, sickened…), a lowered Str or Dex
+        mods += fx.breakdown(SKILL)
+        ability = key_ability(skill)
+        if ability in ("str", "dex") and fx.cond & SCORE_CONDITIONS:
+            delta = score_delta(state, STR if ability == "str" else DEX)
+            if delta:
+                mods += (Modifier(delta, "Force" if ability == "str" else "Dextérité"),)
+    return mods
+
+
 def skill_check(
     rng: Rng,
     state: CombatantState,
@@ -176,15 +192,8 @@ def skill_check(
     """Roll a skill check: d20 + :func:`skill_modifiers` + ``extra`` against ``target``
     (``None``: an open roll for an opposed check). No natural 1/20 rule. Its die
     is rolled as the skill's :data:`SKILL_ROLL` kind."""
-    mods = skill_modifiers(state.profile, skill, state.effects.cond) + tuple(extra)
+    mods = state_skill_modifiers(state, skill) + tuple(extra)
     fx = state.effects
-    if fx.items:  # its effects' skill modifiers (shaken, sickened…), a lowered Str or Dex
-        mods += fx.breakdown(SKILL)
-        ability = key_ability(skill)
-        if ability in ("str", "dex") and fx.cond & SCORE_CONDITIONS:
-            delta = score_delta(state, STR if ability == "str" else DEX)
-            if delta:
-                mods += (Modifier(delta, "Force" if ability == "str" else "Dextérité"),)
     roll = SKILL_ROLL.get(_key(skill), RollKind.SKILL)
     rec = check(rng, D20_PLAIN, CheckKind.SKILL, mods, target, roll=roll)
     if fx.against:  # a ``once`` bonus to skill checks (*guidance*) is spent

@@ -46,6 +46,7 @@ from engine.content.actions import (
     DeedAction,
     DelayAction,
     DropProneAction,
+    EscapeAction,
     FightDefensivelyAction,
     FiveFootStepAction,
     FreeAction,
@@ -74,6 +75,7 @@ from engine.content.actions import (
 from engine.content.maps import GameMap
 from engine.rules.casting import do_cast_spell, verify_cast_spell
 from engine.rules.coup_de_grace import do_coup_de_grace, verify_coup_de_grace
+from engine.rules.endings import do_escape, verify_escape
 from engine.rules.moves import (
     do_charge,
     do_drop_prone,
@@ -166,8 +168,9 @@ STANDARD, MOVE, SWIFT, FULL_ROUND, FREE = (
 #: ``hide`` is a move action (SRD Stealth) and ``fight_defensively`` a free mode
 #: declaration for the attacks that follow (the seed's X4 table); an immediate
 #: action takes the turn's swift action (SRD « Immediate Actions »); a creature
-#: limited to one action withdraws as a standard action (SRD « Withdraw »); see
-#: docs/rules.md.
+#: limited to one action withdraws as a standard action (SRD « Withdraw »); an
+#: escape's slot is its spell's (standard in the row: *web*; *entangle* a move
+#: action, :func:`engine.rules.endings.escape_slot`); see docs/rules.md.
 _ROWS: tuple[ActionDef[Any, Any], ...] = (
     ActionDef(AttackAction, STANDARD, verify_attack, do_attack),
     ActionDef(FullAttackAction, FULL_ROUND, verify_attack, do_attack),
@@ -202,6 +205,7 @@ _ROWS: tuple[ActionDef[Any, Any], ...] = (
     ActionDef(WaitAction, FREE, accept, do_wait),
     ActionDef(ImmediateAction, SWIFT, accept, do_immediate),
     ActionDef(CoupDeGraceAction, FULL_ROUND, verify_coup_de_grace, do_coup_de_grace),
+    ActionDef(EscapeAction, STANDARD, verify_escape, do_escape),
 )
 
 #: kind → its row, in the order of the Action union

@@ -11,7 +11,7 @@ casters pays nothing for any of this.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.content.actions import CastSpellAction, Slot
 from engine.content.maps import Cell
@@ -127,3 +127,25 @@ class Ending:
     descriptors: tuple[str, ...]
     #: the caster (``None`` when gone from the fight)
     origin: str | None
+    #: an escape's check besides Escape Artist: ``cmb`` (*web*) or ``strength`` (*entangle*)
+    escape_check: str = "cmb"
+    #: the slot an escape takes: a standard action (*web*) or a move action (*entangle*)
+    escape_slot: Slot = Slot.STANDARD
+
+
+@dataclass(slots=True)
+class Recurring:
+    """Damage a spell deals again at the start of its holder's turns (SRD « Acid
+    Arrow »), kept on the holder (``CombatantState.recurring``) until ``left`` runs out."""
+
+    #: the spell's id and French name (the transcript)
+    spell_id: str
+    label: str
+    #: the caster's id (its damage dealt), and its caster level (the formula's)
+    origin: str
+    cl: int
+    #: the compiled formula (:class:`~engine.content.formulas.Formula`) and its energy types
+    formula: Any
+    types: tuple[str, ...]
+    #: the turns it still deals damage at the start of
+    left: int

@@ -8,7 +8,7 @@ from engine.content.actions import ActionResult
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
 from engine.core.checks import RollRecord
-from engine.state.casting import Casting, Ending
+from engine.state.casting import Casting, Ending, Recurring
 from engine.state.conditions import HALF_SPEED as _HALF_SPEED
 from engine.state.conditions import NO_THREAT as _NO_THREAT
 from engine.state.conditions import STAGGERED as _STAGGERED
@@ -161,6 +161,9 @@ class CombatantState(LifeStates):
     #: mirror images left (SRD « Mirror Image »), held while their effect is on it
     #: (``images:<spell>``); 0 for almost everyone
     images: int = 0
+    #: spells' damage again at the start of its turns (*acid arrow*:
+    #: :mod:`engine.rules.recurring`); empty for almost everyone
+    recurring: tuple[Recurring, ...] = ()
 
     #: squares per side of its space, anchored on ``pos`` (:mod:`engine.content.space`);
     #: copied from the profile (a plain attribute: read in every geometric test)

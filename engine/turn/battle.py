@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from engine.content.actions import (
@@ -50,9 +51,10 @@ from engine.rules.auras import aura_turn
 from engine.rules.casting import finish_cast
 from engine.rules.confusion import confused_turn
 from engine.rules.economy import filter_plan
-from engine.rules.endings import turn_end
+from engine.rules.endings import escape_slot, turn_end
 from engine.rules.fleeing import flee_turn
 from engine.rules.life import dying_turn, lose_hp
+from engine.rules.recurring import recurring_turn
 from engine.rules.saves import initiative_modifiers
 from engine.rules.status import (
     GATED,
@@ -213,6 +215,10 @@ class Battle:
         while done < len(queue):
             actor = queue[done]
             done += 1
+            if actor.recurring and not actor.turn_started:  # SRD « Acid Arrow »
+                recurring_turn(fight, actor)
+                if fight.is_over():
+                    return True
             if actor.dead:
                 if actor.effects.timers:
                     self._idle(actor)
@@ -437,21 +443,23 @@ class Battle:
                 swift_available=not actor.immediate_used,
                 nauseated=bool(budget & ONE_MOVE),
                 cast_slot=casting.slot_of if casting is not None else None,
+                escape_slot=partial(escape_slot, actor) if actor.endings else None,
             )
-        elif casting is None:
+        elif casting is None and not actor.endings:
             kept, results = filter_plan(
                 actions,
                 staggered=actor.staggered,
                 surprise=surprise,
                 swift_available=not actor.immediate_used,
             )
-        else:  # a cast's slot is its casting time
+        else:  # a cast's slot is its casting time, an escape's its spell's
             kept, results = filter_plan(
                 actions,
                 staggered=actor.staggered,
                 surprise=surprise,
                 swift_available=not actor.immediate_used,
-                cast_slot=casting.slot_of,
+                cast_slot=casting.slot_of if casting is not None else None,
+                escape_slot=partial(escape_slot, actor) if actor.endings else None,
             )
         out: list[ActionResult] = []
         delayed = False

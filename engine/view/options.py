@@ -74,6 +74,9 @@ deployment order, then the non-targeted ones:
   :mod:`engine.view.casts`, which also hands a policy these casts alone;
 * ``repair_weapon:<weapon>`` — clear a broken (misfired) firearm, a move action
   (prone combatants get it too);
+* ``escape:<spell>`` — break free of a spell that holds the actor (*web*: a
+  standard action, *entangle*: a move action; :func:`engine.rules.endings.verify_escape`;
+  prone combatants get it too);
 * ``total_defense`` — +4 AC until the next turn (a standard action);
 * ``delay`` — act at the end of the round instead (once per round);
 * ``wait`` — do nothing.
@@ -91,6 +94,7 @@ from engine.content.actions import (
     CoupDeGraceAction,
     DelayAction,
     DropProneAction,
+    EscapeAction,
     FightDefensivelyAction,
     FiveFootStepAction,
     FullAttackAction,
@@ -109,6 +113,7 @@ from engine.content.actions import (
 )
 from engine.content.maps import GameMap
 from engine.geometry.movement import step_toward
+from engine.rules.endings import held_by
 from engine.rules.moves import verify_charge, verify_move, verify_run, verify_step, verify_withdraw
 from engine.rules.readiness import verify_aid, verify_ready
 from engine.rules.skills import trained
@@ -154,6 +159,8 @@ def _prone_options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Optio
             )
     out += cast_options(obs, gmap, single)
     out += _repair_options(obs, gmap)
+    if me.effects.items:  # (most actors have no effect at all)
+        out += _escape_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out.append(Option("wait", "attendre", (WaitAction(),)))
     return tuple(out)
@@ -255,6 +262,16 @@ def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
     if isinstance(verify_hide(gmap, obs, obs.actor, action), Reason):
         return []
     return [Option("hide", "se cacher (Discrétion)", (action,))]
+
+
+def _escape_options(obs: Observation) -> list[Option]:
+    """``escape:<spell>``: break free of each spell that holds the actor (*web*, *entangle*)."""
+    return [
+        Option(
+            f"escape:{spell_id}", f"se libérer ({spell_id})", (EscapeAction(spell_name=spell_id),)
+        )
+        for spell_id in held_by(obs.actor)
+    ]
 
 
 def _coup_de_grace_options(obs: Observation, tid: str) -> list[Option]:
@@ -426,6 +443,8 @@ def _options(obs: Observation, gmap: GameMap, single: bool) -> tuple[Option, ...
     out += _aid_and_ready_options(obs, gmap)
     out += cast_options(obs, gmap, disabled)
     out += _repair_options(obs, gmap)
+    if me.effects.items:  # (most actors have no effect at all)
+        out += _escape_options(obs)
     out.append(Option("total_defense", "défense totale (+4 CA)", (TotalDefenseAction(),)))
     out += _delay_option(obs, gmap)
     out.append(Option("wait", "attendre", (WaitAction(),)))
