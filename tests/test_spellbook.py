@@ -98,8 +98,6 @@ def test_what_cannot_be_cast_is_listed_with_why(tmp_path: Path):
          "dégâts récurrents : pas encore joué"),
         ({"kind": "temp_hp", "formula": "1d10", "rounds": "10"},
          "points de vie temporaires : pas encore joué"),
-        ({"kind": "buff", "speed_ft": 30, "rounds": "@cl"},
-         "vitesse, taille ou attaque supplémentaire : pas encore joué"),
         ({"kind": "condition", "conditions": ["grappled"], "rounds": "@cl", "escape": True},
          "fin sur une évasion : pas encore joué"),
         ({"kind": "condition", "conditions": ["stunned"], "rounds": "1",

@@ -26,9 +26,8 @@ spells it can cast, each at its level, and those it cannot, each with why
 * **What cannot be cast** (:func:`unplayable_reason`): a name the registry does
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
-  (recurring damage, temporary hit points, mirror images, buffs that change
-  speed, size or attacks or are used once on another roll than an attack,
-  conditions that end on an escape, several targets, bleeding).
+  (recurring damage, temporary hit points, mirror images, conditions that end
+  on an escape, several targets, bleeding).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -157,8 +156,6 @@ def unplayable_reason(spell: Spell) -> str | None:
                 return "phases de conditions disjointes : pas encore joué"
             continue
         if isinstance(effect, BuffEffect):
-            if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
-                return "vitesse, taille ou attaque supplémentaire : pas encore joué"
             continue
         return {
             "recurring": "dégâts récurrents : pas encore joué",

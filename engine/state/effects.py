@@ -141,6 +141,16 @@ ABILITY_CHECK: Stat = 11
 #: the rules turn it into the ability modifier's change where the score is used
 STR: Stat = 12
 DEX: Stat = 13
+#: a spell's movement and size (the buff's fields, not its file's modifiers):
+#: an enhancement bonus to speed in feet (*expeditious retreat*, *haste*; the best
+#: applies, CRB « Bonus Types »), half speed while positive (*slow*), one extra
+#: attack on a full attack while positive (*haste*), size categories gained or
+#: lost (*enlarge person* +1, *reduce person* −1; typed ``size``: the best gain
+#: and the worst loss apply)
+SPEED: Stat = 14
+SLOWED: Stat = 15
+EXTRA_ATTACK: Stat = 16
+SIZE: Stat = 17
 #: the stats of the three saving throws, by their names in files
 SAVE_STATS: dict[str, Stat] = {"fort": FORT, "ref": REF, "will": WILL}
 

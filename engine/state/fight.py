@@ -160,6 +160,7 @@ class FightState:
         "readiers",
         "readiness_used",
         "reorder",
+        "resized",
         "rng",
         "round",
         "sides",
@@ -210,6 +211,9 @@ class FightState:
         self.simple_space = all(
             c.profile.space == 1 and not c.profile.very_small for c in combatants
         )
+        #: some creature's size was changed by a spell (``CombatantState.resize``):
+        #: the Observation's views follow its profile (skipped until then)
+        self.resized = False
         #: (aura owner, aura index, creature) that the aura passes over for the rest
         #: of the fight: the creature saved against it, is immune to it or is spared
         #: as one of its kind (:mod:`engine.rules.auras`); membership only
