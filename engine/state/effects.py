@@ -49,7 +49,7 @@ another's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from typing import Protocol
 
@@ -215,9 +215,13 @@ class Effect:
     #: what gave it (a combatant id), when it matters: a frightened creature
     #: flees from it, an aura does not affect its holder twice
     origin: str | None = None
+    #: it changes the Strength or Dexterity score (a condition's −2, *bull's
+    #: strength*'s +4): computed from ``mods``
+    scores: bool = field(default=False, init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cond", int(self.cond))
+        object.__setattr__(self, "scores", any(s in (STR, DEX) for s, _ in self.mods))
 
 
 def _rank(effect: Effect) -> int:
@@ -253,7 +257,7 @@ class Effects:
     changes (a change is a new value, with the next :attr:`version`).
     """
 
-    __slots__ = ("_cache", "against", "cond", "items", "own", "timers", "version")
+    __slots__ = ("_cache", "against", "cond", "items", "own", "scores", "timers", "version")
 
     def __init__(
         self,
@@ -266,10 +270,16 @@ class Effects:
         #: (:func:`add_effect` keeps them so)
         self.items = items
         cond = 0
+        scores = False
         for e in items:
             cond |= e.cond
+            if e.scores:
+                scores = True
         #: the union of their :class:`Cond` bits
         self.cond = cond
+        #: some effect changes its Strength or Dexterity score (the rules then read
+        #: the ability modifier's change: :func:`engine.rules.saves.score_delta`)
+        self.scores = scores
         #: the conditional ones (against one opponent, or on a roll with a descriptor),
         #: and the ``once`` ones (:func:`use_effects` looks for them here)
         self.against = tuple(
