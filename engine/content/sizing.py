@@ -45,7 +45,7 @@ CHART: tuple[tuple[int, int], ...] = (
     (3, 8), (4, 6), (4, 8), (6, 6), (6, 8), (8, 6), (8, 8), (12, 6), (12, 8), (16, 6),
     (16, 8), (24, 6), (24, 8), (32, 6), (32, 8),
 )  # fmt: skip
-_STEP = {d: i for i, d in enumerate(CHART)}
+_STEP: dict[tuple[int, int], int] = {d: i for i, d in enumerate(CHART)}
 _D6 = [n for n, s in CHART if s == 6]
 _D8 = [n for n, s in CHART if s == 8]
 

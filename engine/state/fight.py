@@ -29,6 +29,7 @@ from engine.core.rng import Rng
 from engine.geometry.reach import Presence
 from engine.state.casting import Casting
 from engine.state.conditions import HELPLESS as _HELPLESS
+from engine.state.effects import Effects
 from engine.state.state import CombatantState
 
 EventKind = Literal["attack_resolved", "movement_step", "damage_taken"]
@@ -102,6 +103,11 @@ class Mover(Presence, Protocol):
     @property
     def casting(self) -> Casting | None:
         """Its spells and slots left, ``None`` when it casts nothing."""
+        ...
+
+    @property
+    def effects(self) -> Effects:
+        """Its effects (:mod:`engine.state.effects`)."""
         ...
 
 
