@@ -74,6 +74,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.content.actions import TurnPlan
+from engine.content.creatures import AttackProfile
 from engine.content.spellbook import KnownSpell
 from engine.content.spells import Spell
 from engine.rules.casting import helpful
@@ -255,6 +256,8 @@ def choose_cast(obs: Observation) -> TurnPlan | None:
     if plan is None:
         plan = _damage(obs, cands, by_id, cl, dropping)
     if plan is None:
+        plan = _shrink(obs, cands, by_id, cl)
+    if plan is None:
         return None
     chosen, why = plan
     return _plan(obs, chosen, every, why)
@@ -409,12 +412,14 @@ def _buff(
         ours = [me, *obs.allies()]
         if any(obs.threatened_at(c.cell, c.space) for c in ours):
             return None
-    best: tuple[tuple[int, int], CastCandidate] | None = None
+    best: tuple[tuple[int, int, int], CastCandidate] | None = None
     for i, c in enumerate(cands):
         spell = c.known.spell
-        if not c.known.level or not _friendly(spell):
+        if not c.known.level or not any(e.kind == "buff" for e in spell.effects):
             continue
-        if not any(e.kind == "buff" for e in spell.effects):
+        grows = _size(spell) > 0
+        speed = _speed_only(spell)
+        if not (_friendly(spell) or grows or speed) or _size(spell) < 0:
             continue
         source = f"sort:{spell.id}"
         if _is_area(c):
@@ -430,13 +435,80 @@ def _buff(
             t = _target(c, by_id, me)
             if t.side != side or not t.active or _has(t, source) or not _buffs(spell, t):
                 continue
+            if grows and (t.casting is not None or not _melee_first(t)):
+                continue  # enlarge person: on a fighter that strikes in melee
+            if speed and not (_melee_first(t) and _out_of_reach(obs, t)):
+                continue  # expeditious retreat, longstrider: to close in, else a wasted turn
             rank = 0 if t.id == me.id else 1 + [x.id for x in obs.combatants].index(t.id)
-        key = (rank, i)
+        key = (1 if speed else 0, rank, i)  # a speed buff after every other buff
         if best is None or key < best[0]:
             best = (key, c)
     if best is None:
         return None
     return best[1], f"avant le contact : {best[1].known.spell.label}"
+
+
+def _size(spell: Spell) -> int:
+    """The size steps its buff gives (*enlarge person* 1, *reduce person* −1)."""
+    return sum(e.size_steps for e in spell.effects if e.kind == "buff")
+
+
+def _speed_only(spell: Spell) -> bool:
+    """A buff of speed alone (*expeditious retreat*, *longstrider*)."""
+    return all(
+        e.kind == "buff"
+        and e.speed_ft
+        and not (e.modifiers or e.half_speed or e.extra_attack or e.size_steps)
+        for e in spell.effects
+    )
+
+
+def _mean(a: AttackProfile) -> float:
+    return a.count * (sum(p.dice.mean for p in a.parts) + a.damage_bonus)
+
+
+def _melee_first(c: CombatantView) -> bool:
+    """Its attack of the highest mean damage is a melee weapon (not a touch)."""
+    best = max(c.attacks, key=_mean, default=None)
+    return best is not None and best.is_melee and best.kind != "touch"
+
+
+def _out_of_reach(obs: Observation, c: CombatantView) -> bool:
+    """``c`` is the actor (a speed buff is personal) and no active enemy is within
+    one move and its reach."""
+    far = c.speed_effective_ft + c.threat_reach_ft
+    return c.id == obs.actor.id and all(obs.distance_ft(e.id) > far for e in obs.enemies())
+
+
+def _shrink(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView], cl: int
+) -> Choice | None:
+    """*Reduce person* on the enemy it weakens most: a melee striker (its dice and
+    Strength go down), the mean damage of its best attack times its chance to fail
+    the save; only when no other cast was chosen (it gives the target +2 AC)."""
+    me = obs.actor
+    casting = me.casting
+    assert casting is not None
+    best: tuple[tuple[float, int], CastCandidate, CombatantView] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if _size(spell) >= 0 or _is_area(c):
+            continue
+        t = _target(c, by_id, me)
+        if t.side == me.side or not t.active or _has(t, f"sort:{spell.id}"):
+            continue
+        if not affects(obs, spell, cl, t) or not _melee_first(t):
+            continue
+        worth = max(_mean(a) for a in t.attacks) * _save_fails(
+            spell, casting.book.dc(c.known.level), t
+        )
+        key = (-worth, i)
+        if best is None or key < best[0]:
+            best = (key, c, t)
+    if best is None:
+        return None
+    _, c, t = best
+    return c, f"{c.known.spell.label} sur {t.id}"
 
 
 def _friendly(spell: Spell) -> bool:

@@ -24,6 +24,7 @@ from engine.rules.skills import cmd
 from engine.rules.strikes import verify_attack
 from engine.state.conditions import condition_effect
 from engine.state.effects import CMB, Moment, add_effect, tick
+from policies import HeuristicPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 SPELLS = ROOT / "data" / "spells"
@@ -289,3 +290,66 @@ def test_without_these_effects_speed_swings_and_profile_are_the_files(tmp_path: 
     plan = verify_attack(b.fight.gmap, b.fight, a, FullAttackAction(target_id="foe"))
     assert not isinstance(plan, str) and len(plan.swings) == 2
     assert a.resize() is False and a.natural_profile is None
+
+
+# -- the heuristic ---------------------------------------------------------------------
+
+HALL = make_map(["." * 30, "." * 30, "." * 30])
+
+
+def _cast_of(b: Any, actor: Any) -> tuple[str | None, str | None]:
+    plan = HeuristicPolicy().decide(b.observe(actor))
+    action = plan.actions[0]
+    if isinstance(action, CastSpellAction):
+        return action.spell_name, action.target_id
+    return None, None
+
+
+def test_the_heuristic_enlarges_a_melee_ally_before_contact_not_an_archer(tmp_path: Path):
+    reg = registry(tmp_path)
+    m = state("mage", "a", caster("enlarge person"), HALL, (1, 0), spells=reg)
+    archer = fighter(name="Archer", attacks=[melee("dagger", 6, "1d4"), {
+        "name": "longbow", "kind": "ranged", "attack_bonus": 8, "range_increment_ft": 100,
+        "damage": [{"formula": "1d8", "types": ["piercing"]}]}])  # fmt: skip
+    a = state("archer", "a", archer, HALL, (0, 1), 1)
+    g = state("guard", "a", fighter(name="Guard"), HALL, (2, 1), 2)
+    f = state("foe", "b", fighter(name="Foe"), HALL, (1, 25), 3)
+    b = battle(HALL, [m, a, g, f])
+    assert _cast_of(b, m) == ("enlarge-person", "guard")
+    # once enlarged, not again (and never the caster or the archer)
+    assert b.dispatch(m, CastSpellAction(spell_name="enlarge person", target_id="guard")).ok
+    finish_cast(b.fight, m)
+    assert _cast_of(b, m) == (None, None)
+
+
+def test_the_heuristic_reduces_an_enemy_melee_humanoid_when_nothing_else(tmp_path: Path):
+    reg = registry(tmp_path)
+    m = state("mage", "a", caster("reduce person"), HALL, (1, 0), spells=reg)
+    weak = fighter(name="Weak", attacks=[melee("club", 2, "1d6")])
+    w = state("weak", "b", weak, HALL, (1, 5), 1)
+    s = state("strong", "b", fighter(name="Strong", saves={"fort": 3, "ref": 0, "will": 0}),
+              HALL, (1, 6), 2)  # fmt: skip
+    b = battle(HALL, [m, w, s])
+    # Strong: 1d8+2 (6.5) × 0.5 (DC 14, Fort +3) beats Weak: 1d6 (3.5) × 0.65
+    assert _cast_of(b, m) == ("reduce-person", "strong")
+    # a non-humanoid is never a target
+    beast = state("beast", "b", fighter(name="Beast", creature_type="animal"), HALL, (1, 5), 1)
+    b = battle(HALL, [m, beast])
+    assert _cast_of(b, m) == (None, None)
+
+
+def test_the_heuristic_casts_a_speed_buff_only_to_close_in(tmp_path: Path):
+    reg = registry(tmp_path)
+    brute = fighter(name="Brute", spells=["expeditious retreat"], casting_ability="cha",
+                    abilities={"str_score": 16, "dex_score": 12, "con_score": 12, "cha_score": 12},
+                    spell_slots={"1": 2}, level=4)  # fmt: skip
+    me = state("brute", "a", brute, HALL, (1, 0), spells=reg)
+    far = state("foe", "b", fighter(name="Foe"), HALL, (1, 20), 1)
+    assert _cast_of(battle(HALL, [me, far]), me) == ("expeditious-retreat", None)
+    near = state("foe", "b", fighter(name="Foe"), HALL, (1, 6), 1)  # 30 ft: one move
+    assert _cast_of(battle(HALL, [me, near]), me) == (None, None)
+    # a caster whose best attack is not melee never casts it
+    m = state("mage", "a", caster("expeditious retreat", attacks=[{
+        "name": "crossbow", "kind": "ranged", "attack_bonus": 3, "range_increment_ft": 80,
+        "damage": [{"formula": "1d8", "types": ["piercing"]}]}]), HALL, (1, 0), spells=reg)  # fmt: skip
+    assert _cast_of(battle(HALL, [m, far]), m) == (None, None)
