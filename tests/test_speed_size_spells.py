@@ -349,7 +349,7 @@ def test_the_heuristic_casts_a_speed_buff_only_to_close_in(tmp_path: Path):
     near = state("foe", "b", fighter(name="Foe"), HALL, (1, 6), 1)  # 30 ft: one move
     assert _cast_of(battle(HALL, [me, near]), me) == (None, None)
     # a caster whose best attack is not melee never casts it
-    m = state("mage", "a", caster("expeditious retreat", attacks=[{
-        "name": "crossbow", "kind": "ranged", "attack_bonus": 3, "range_increment_ft": 80,
-        "damage": [{"formula": "1d8", "types": ["piercing"]}]}]), HALL, (1, 0), spells=reg)  # fmt: skip
+    bow = {"name": "crossbow", "kind": "ranged", "attack_bonus": 3, "range_increment_ft": 80,
+           "damage": [{"formula": "1d8", "types": ["piercing"]}]}  # fmt: skip
+    m = state("mage", "a", caster("expeditious retreat", attacks=[bow]), HALL, (1, 0), spells=reg)
     assert _cast_of(battle(HALL, [m, far]), m) == (None, None)
