@@ -41,7 +41,11 @@ Priorities, the first that offers a cast wins:
    *resistance* or *guidance* are not worth a turn) on a creature of its side
    that does not have it yet (its ``active_effects``: ``sort:<id>``); an area buff
    (*bless*) when it reaches at least two such creatures. Self first, then the
-   allies in deployment order.
+   allies in deployment order. *Enlarge person* goes only to an ally without
+   spells whose best attack (mean damage) is a melee weapon; a buff of speed
+   alone (*expeditious retreat*, *longstrider*) comes after every other buff, and
+   only when the caster's best attack is melee and no enemy is within one move
+   and its reach (to close in).
 5. **damage**: the cast of the highest expected damage on one enemy, its damage
    capped at the enemy's hit points (damage past them is wasted), so that a kill
    comes first and, among kills, the lower spell level (the slot rule below);
@@ -51,6 +55,9 @@ Priorities, the first that offers a cast wins:
    missile*; none for a spell without an attack) × the chance the save does not
    halve or negate it, each energy the target is immune to counting 0 and its
    resistance taken off each missile.
+6. **reduce person**: when nothing above is cast, *reduce person* at the enemy
+   humanoid whose best attack is melee, the most mean damage × the chance it
+   fails the save first (it cuts the dice and Strength but gives +2 AC).
 
 **Slots**: a spell of level 1 or more is never aimed at a single enemy that a
 cantrip offered this turn is expected to drop (its expected damage at least the
