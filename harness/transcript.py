@@ -532,6 +532,13 @@ _STATS_FR = {
     "ability_check": "tests de caractéristique",
     "str_score": "Force",
     "dex_score": "Dextérité",
+    "speed_ft": "ft de vitesse",
+}
+#: the buff stats written as words, whatever their value (engine.state.effects)
+_FLAGS_FR = {
+    "half_speed": "vitesse réduite de moitié",
+    "extra_attack": "une attaque de plus en attaque à outrance",
+    "size_steps": "taille",
 }
 #: the French names of the bonus types (engine.core.checks.BonusType values)
 _BONUS_FR = {
@@ -662,6 +669,12 @@ def _spell_line(event: Event) -> Line | None:
     if isinstance(event, SpellBuff):
         parts = []
         for stat, value, kind in event.modifiers:
+            if stat in _FLAGS_FR:
+                word = _FLAGS_FR[stat]
+                if stat == "size_steps":
+                    word = f"{word} {value:+d} catégorie" + ("s" if abs(value) > 1 else "")
+                parts.append(word)
+                continue
             bonus = _BONUS_FR.get(kind, kind)
             parts.append(
                 f"{value:+d} {_STATS_FR.get(stat, stat)}" + (f" ({bonus})" if bonus else "")

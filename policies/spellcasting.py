@@ -46,6 +46,10 @@ Priorities, the first that offers a cast wins:
    (*bless*) when it reaches at least two such creatures. Self first, then the
    allies in deployment order. Temporary hit points (*aid*, *false life*) and
    mirror images count as buffs (``pv-temp:<id>``, ``images:<id>``).
+   *Enlarge person* goes only to an ally without spells whose best attack (mean
+   damage) is a melee weapon; a buff of speed alone (*expeditious retreat*,
+   *longstrider*) comes after every other buff, and only when the caster's best
+   attack is melee and no enemy is within one move and its reach (to close in).
    **4b. temporary hit points at contact** (when the buffs before contact no longer
    apply): on the caster (*false life*) when an active enemy is within 30 ft or
    threatens it, on an ally an enemy threatens (*aid*: in melee); never on a
@@ -62,6 +66,9 @@ Priorities, the first that offers a cast wins:
    halve or negate it, each energy the target is immune to counting 0 and its
    resistance taken off each missile; recurring damage (*acid arrow*) counts once
    per later round it burns.
+6. **reduce person**: when nothing above is cast, *reduce person* at the enemy
+   humanoid whose best attack is melee, the most mean damage × the chance it
+   fails the save first (it cuts the dice and Strength but gives +2 AC).
 
 **Several targets** (*haste*, *scare*, the mass spells): the menu offers one cast
 per first target, with the creatures of its side nearest to it that the spell may
@@ -92,6 +99,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.content.actions import TurnPlan
+from engine.content.creatures import AttackProfile
 from engine.content.spellbook import KnownSpell
 from engine.content.spells import Spell
 from engine.rules.casting import helpful
@@ -283,6 +291,8 @@ def choose_cast(obs: Observation) -> TurnPlan | None:
     if plan is None:
         plan = _damage(obs, cands, by_id, cl, dropping)
     if plan is None:
+        plan = _shrink(obs, cands, by_id, cl)
+    if plan is None:
         return None
     chosen, why = plan
     return _plan(obs, chosen, every, why)
@@ -452,12 +462,16 @@ def _buff(
         ours = [me, *obs.allies()]
         if any(obs.threatened_at(c.cell, c.space) for c in ours):
             return None
-    best: tuple[tuple[int, int], CastCandidate] | None = None
+    best: tuple[tuple[int, int, int], CastCandidate] | None = None
     for i, c in enumerate(cands):
         spell = c.known.spell
-        if not c.known.level or not _friendly(spell):
+        if not c.known.level or not any(e.kind == "buff" for e in spell.effects):
             continue
         if not any(e.kind in _BUFFS for e in spell.effects):
+            continue
+        grows = _size(spell) > 0
+        speed = _speed_only(spell)
+        if not (_friendly(spell) or grows or speed) or _size(spell) < 0:
             continue
         if _is_area(c):
             lacking = [
@@ -481,8 +495,12 @@ def _buff(
             t = _target(c, by_id, me)
             if t.side != side or not t.active or _holds(t, spell) or not _buffs(spell, t):
                 continue
+            if grows and (t.casting is not None or not _melee_first(t)):
+                continue  # enlarge person: on a fighter that strikes in melee
+            if speed and not (_melee_first(t) and _out_of_reach(obs, t)):
+                continue  # expeditious retreat, longstrider: to close in, else a wasted turn
             rank = _rank(obs, me, t)
-        key = (rank, i)
+        key = (1 if speed else 0, rank, i)  # a speed buff after every other buff
         if best is None or key < best[0]:
             best = (key, c)
     if best is None:
@@ -493,6 +511,69 @@ def _buff(
 def _rank(obs: Observation, me: CombatantView, t: CombatantView) -> int:
     """A single buff's order: the caster first, then the allies in deployment order."""
     return 0 if t.id == me.id else 1 + [x.id for x in obs.combatants].index(t.id)
+
+
+def _size(spell: Spell) -> int:
+    """The size steps its buff gives (*enlarge person* 1, *reduce person* −1)."""
+    return sum(e.size_steps for e in spell.effects if e.kind == "buff")
+
+
+def _speed_only(spell: Spell) -> bool:
+    """A buff of speed alone (*expeditious retreat*, *longstrider*)."""
+    return all(
+        e.kind == "buff"
+        and e.speed_ft
+        and not (e.modifiers or e.half_speed or e.extra_attack or e.size_steps)
+        for e in spell.effects
+    )
+
+
+def _mean(a: AttackProfile) -> float:
+    return a.count * (sum(p.dice.mean for p in a.parts) + a.damage_bonus)
+
+
+def _melee_first(c: CombatantView) -> bool:
+    """Its attack of the highest mean damage is a melee weapon (not a touch)."""
+    best = max(c.attacks, key=_mean, default=None)
+    return best is not None and best.is_melee and best.kind != "touch"
+
+
+def _out_of_reach(obs: Observation, c: CombatantView) -> bool:
+    """``c`` is the actor (a speed buff is personal) and no active enemy is within
+    one move and its reach."""
+    far = c.speed_effective_ft + c.threat_reach_ft
+    return c.id == obs.actor.id and all(obs.distance_ft(e.id) > far for e in obs.enemies())
+
+
+def _shrink(
+    obs: Observation, cands: list[CastCandidate], by_id: dict[str, CombatantView], cl: int
+) -> Choice | None:
+    """*Reduce person* on the enemy it weakens most: a melee striker (its dice and
+    Strength go down), the mean damage of its best attack times its chance to fail
+    the save; only when no other cast was chosen (it gives the target +2 AC)."""
+    me = obs.actor
+    casting = me.casting
+    assert casting is not None
+    best: tuple[tuple[float, int], CastCandidate, CombatantView] | None = None
+    for i, c in enumerate(cands):
+        spell = c.known.spell
+        if _size(spell) >= 0 or _is_area(c):
+            continue
+        t = _target(c, by_id, me)
+        if t.side == me.side or not t.active or _has(t, f"sort:{spell.id}"):
+            continue
+        if not affects(obs, spell, cl, t) or not _melee_first(t):
+            continue
+        worth = max(_mean(a) for a in t.attacks) * _save_fails(
+            spell, casting.book.dc(c.known.level), t
+        )
+        key = (-worth, i)
+        if best is None or key < best[0]:
+            best = (key, c, t)
+    if best is None:
+        return None
+    _, c, t = best
+    return c, f"{c.known.spell.label} sur {t.id}"
 
 
 def _friendly(spell: Spell) -> bool:

@@ -94,8 +94,8 @@ def test_what_cannot_be_cast_is_listed_with_why(tmp_path: Path):
 @pytest.mark.parametrize(
     ("effect", "why"),
     [
-        ({"kind": "buff", "speed_ft": 30, "rounds": "@cl"},
-         "vitesse, taille ou attaque supplémentaire : pas encore joué"),
+        ({"kind": "condition", "conditions": ["bleeding"], "rounds": "@cl", "bleed": 1},
+         "saignement : pas encore joué"),
         ({"kind": "condition", "conditions": ["stunned"], "rounds": "1",
           "then": [{"conditions": ["blinded"], "rounds": "1"}]},
          "phases de conditions disjointes : pas encore joué"),

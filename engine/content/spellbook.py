@@ -26,8 +26,7 @@ spells it can cast, each at its level, and those it cannot, each with why
 * **What cannot be cast** (:func:`unplayable_reason`): a name the registry does
   not know (with the closest known name), a spell whose file says it is not
   modelled, and the parts of the schema the casting rules do not play yet
-  (buffs that change speed, size or attacks or are used once on another roll
-  than an attack, bleeding).
+  (bleeding, phases of conditions that are not nested).
 
 >>> from engine.content.creatures import load_combatant
 >>> from engine.content.spells import default_registry
@@ -58,13 +57,8 @@ from engine.content.creatures import (
 )
 from engine.content.spells import (
     ConditionEffect,
-    DamageEffect,
-    HealEffect,
-    MirrorImageEffect,
-    RecurringEffect,
     Spell,
     SpellRegistry,
-    TempHpEffect,
     spell_key,
 )
 from engine.core.errors import DataError
@@ -146,18 +140,11 @@ def unplayable_reason(spell: Spell) -> str | None:
     if spell.targeting in ("creature", "ally") and spell.range_ft(1) is None:
         return "portée donnée en mots seulement"
     for effect in spell.effects:
-        if isinstance(
-            effect, DamageEffect | HealEffect | TempHpEffect | MirrorImageEffect | RecurringEffect
-        ):
-            continue
         if isinstance(effect, ConditionEffect):
             if effect.bleed:
                 return "saignement : pas encore joué"
             if not _nested(effect):
                 return "phases de conditions disjointes : pas encore joué"
-            continue
-        if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
-            return "vitesse, taille ou attaque supplémentaire : pas encore joué"
     return None
 
 

@@ -195,9 +195,16 @@ STAT_INDEX: dict[str, int] = {
     "ability_check": 11,
     "str_score": 12,
     "dex_score": 13,
+    "speed_ft": 14,
+    "half_speed": 15,
+    "extra_attack": 16,
+    "size_steps": 17,
 }
+#: the stats a buff's own fields give (``speed_ft``, ``half_speed``, ``extra_attack``,
+#: ``size_steps``), never named by a modifier
+_FIELD_STATS = frozenset({"speed_ft", "half_speed", "extra_attack", "size_steps"})
 STAT_GROUPS: dict[str, tuple[int, ...]] = {
-    **{name: (i,) for name, i in STAT_INDEX.items()},
+    **{name: (i,) for name, i in STAT_INDEX.items() if name not in _FIELD_STATS},
     "ac": (1, 2),
     "saves": (5, 6, 7),
 }

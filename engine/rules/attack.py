@@ -467,7 +467,7 @@ def attack_modifiers(
     effects = actor.effects
     if effects.items:  # its effects' attack modifiers, stacked (engine.state.effects)
         mods.extend(effects.breakdown(ATTACK))
-        if effects.cond & _SCORES:
+        if effects.scores:
             delta = score_delta(actor, STR if attack.is_melee else DEX)
             if delta:
                 mods.append(modifier(delta, "Force" if attack.is_melee else "Dextérité"))
@@ -515,6 +515,11 @@ def target_ac(
             ac -= lost
             if lost:
                 notes.append(f"{'sans Dex' if blind_to else 'course'} -{lost}")
+        elif effects.scores:  # a spell's change to its Dexterity (*cat's grace*)
+            delta = score_delta(target, DEX)
+            if delta:
+                ac += delta
+                notes.append(f"Dextérité {delta:+d}")
     elif cond & _HELPLESS:
         # SRD « Helpless »: Dexterity 0 — no Dex bonus (nor dodge bonus) and a −5
         # modifier instead of its own
@@ -531,7 +536,7 @@ def target_ac(
         if lost:
             why = "sans Dex" if blind_to or cond & _DENIES_DEX else "course"
             notes.append(f"{why} -{lost}")
-    elif cond & _SCORES:
+    elif effects.scores:
         delta = score_delta(target, DEX)
         if delta:
             ac += delta
@@ -562,7 +567,7 @@ def damage_extra(actor: CombatantState, attack: AttackProfile) -> int:
     if not effects.items:
         return 0
     extra = effects.total(DAMAGE)
-    if attack.is_melee and effects.cond & _SCORES:
+    if attack.is_melee and effects.scores:
         extra += score_delta(actor, STR)
     return extra
 

@@ -64,8 +64,9 @@ from typing import TYPE_CHECKING, Any
 from engine.content.actions import ActionResult, CastSpellAction, Reason, Slot, succeeded
 from engine.content.maps import Cell, GameMap
 from engine.content.packs import D20_ATTACK, D20_PLAIN
+from engine.content.sizing import cmd_size_change
 from engine.content.space import body_distance_ft
-from engine.core.checks import CheckKind, Modifier, check
+from engine.core.checks import BonusType, CheckKind, Modifier, check
 from engine.core.events import (
     HD_LIMIT,
     Immune,
@@ -112,7 +113,19 @@ from engine.rules.status import give_condition
 from engine.rules.temp_hp import grant as grant_temp_hp
 from engine.state.casting import Ending, EndingKind, PendingCast, Recurring
 from engine.state.conditions import CANT_ACT, CONDITIONS, STAT_NAMES
-from engine.state.effects import Cond, Effect, Moment, Stat, add_effect
+from engine.state.effects import (
+    CMB,
+    CMD,
+    EXTRA_ATTACK,
+    SIZE,
+    SLOWED,
+    SPEED,
+    Cond,
+    Effect,
+    Moment,
+    Stat,
+    add_effect,
+)
 from engine.state.fight import C, FightState, Situation
 from engine.state.state import CombatantState
 
@@ -708,10 +721,15 @@ def _effects(
         # energy that wounds rolls its own Will save (engine.rules.healing.harm)
         needs = [e for e in effects if not _energy(e)]
         if needs:
-            willing = target.side == caster.side
+            # SRD « Voluntarily Giving Up a Saving Throw »: a creature of the caster's
+            # side forgoes it against a harmless spell, and against a buff aimed at it
+            # (*enlarge person* on an ally; not an area that catches it)
+            willing = target.side == caster.side and (
+                save.harmless or (spell.area is None and all(e.kind == "buff" for e in effects))
+            )
             rec = roll_save(
                 fight, target, save.type, ctx.dc, effect=spell.label, descriptors=ctx.tags,
-                source=caster, harmless=save.harmless and willing, origin=ctx.origin,
+                source=caster, harmless=willing, origin=ctx.origin,
                 bonus=save.bonus,
             )  # fmt: skip
             saved = rec is not None and rec.success is True
@@ -883,6 +901,11 @@ def _buff(
         for stat in m.stats:
             groups.setdefault(when, []).append((stat, mod))
             shown.append((STAT_NAMES[stat], value, m.type.value))
+    if effect.speed_ft or effect.half_speed or effect.extra_attack or effect.size_steps:
+        own = groups.setdefault(None, [])
+        for stat, value, kind in _moves(effect, target):
+            own.append((stat, Modifier(value, spell.label, kind)))
+            shown.append((STAT_NAMES[stat], value, kind.value))
     for when, mods in groups.items():
         add_effect(
             target,
@@ -910,3 +933,28 @@ def _buff(
         )
     if fight.log is not None:
         fight.log.append(SpellBuff(fight.round, target.id, spell.label, tuple(shown), rounds))
+    if effect.size_steps and target.resize():
+        fight.resized = True
+
+
+def _moves(effect: BuffEffect, target: CombatantState) -> list[tuple[Stat, int, BonusType]]:
+    """The buff's speed, half speed, extra attack and size as (stat, value, type)
+    (:mod:`engine.state.effects`): an enhancement bonus to speed (SRD « Expeditious
+    Retreat », « Haste »), a size change and the change of the special size modifier
+    to CMB and CMD it brings (CRB « Combat Maneuvers »; those to attack rolls, AC,
+    Str and Dex are the file's modifiers)."""
+    out: list[tuple[Stat, int, BonusType]] = []
+    if effect.speed_ft:
+        out.append((SPEED, effect.speed_ft, BonusType.ENHANCEMENT))
+    if effect.half_speed:
+        out.append((SLOWED, 1, BonusType.UNTYPED))
+    if effect.extra_attack:
+        out.append((EXTRA_ATTACK, 1, BonusType.UNTYPED))
+    steps = effect.size_steps
+    if steps:
+        out.append((SIZE, steps, BonusType.SIZE))
+        change = cmd_size_change((target.natural_profile or target.profile).spec.size, steps)
+        if change:
+            out.append((CMB, change, BonusType.SIZE))
+            out.append((CMD, change, BonusType.SIZE))
+    return out

@@ -187,7 +187,7 @@ def save_modifiers(
     effects = target.effects
     if effects.items:
         mods.extend(effects.when_breakdown(SAVE_STATS[save], descriptors))
-        if save == "ref" and effects.cond & SCORE_CONDITIONS:
+        if save == "ref" and effects.scores:
             delta = score_delta(target, DEX)
             if delta:
                 mods.append(Modifier(delta, "Dextérité"))
@@ -254,7 +254,7 @@ def initiative_modifiers(creature: CombatantState) -> tuple[Modifier, ...]:
     (SRD « Deafened »: −4) and the change of a lowered Dexterity."""
     fx = creature.effects
     mods = fx.breakdown(INITIATIVE)
-    if fx.cond & SCORE_CONDITIONS:
+    if fx.scores:
         delta = score_delta(creature, DEX)
         if delta:
             mods += (Modifier(delta, "Dextérité"),)

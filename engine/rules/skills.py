@@ -175,7 +175,7 @@ def state_skill_modifiers(state: CombatantState, skill: str) -> tuple[Modifier, 
     if fx.items:  # its effects' skill modifiers (shaken, sickened…), a lowered Str or Dex
         mods += fx.breakdown(SKILL)
         ability = key_ability(skill)
-        if ability in ("str", "dex") and fx.cond & SCORE_CONDITIONS:
+        if ability in ("str", "dex") and fx.scores:
             delta = score_delta(state, STR if ability == "str" else DEX)
             if delta:
                 mods += (Modifier(delta, "Force" if ability == "str" else "Dextérité"),)
@@ -234,14 +234,14 @@ def cmd(state: CombatantState) -> int:
     fx = state.effects
     value = base_cmd(state.profile.spec) + fx.total(CMD)
     cond = fx.cond
-    if not cond & _CMD_CONDITIONS:
+    if not cond & _CMD_CONDITIONS and not fx.scores:
         return value
-    if cond & SCORE_CONDITIONS:
+    if fx.scores:
         value += score_delta(state, STR)
     dex = ability_mod(state.profile.spec.abilities.dex_score)
     if cond & HELPLESS:
         return value - dex + HELPLESS_DEX_MOD - typed_total(fx.items, CMD, BonusType.DODGE)
-    if cond & SCORE_CONDITIONS:
+    if fx.scores:
         delta = score_delta(state, DEX)
         value += delta
         dex += delta

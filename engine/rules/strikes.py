@@ -13,6 +13,7 @@ followed by a firearm's misfire or a splash (:mod:`engine.rules.weapons`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from engine.content.actions import (
@@ -39,7 +40,7 @@ from engine.rules.attack import (
     resolve_swing,
 )
 from engine.rules.weapons import after_swing
-from engine.state.effects import add_effect
+from engine.state.effects import EXTRA_ATTACK, add_effect
 from engine.state.fight import C, FightState, Situation
 from engine.state.state import CombatantState
 
@@ -81,7 +82,8 @@ def verify_attack(
     ``weapon_unavailable``), or the first listed attack that can. A full attack
     makes every iterative attack of that weapon, or, with a natural weapon,
     every natural weapon that can reach the target once (SRD « Natural
-    Attacks »: never iteratives).
+    Attacks »: never iteratives); under *haste*, one more swing of the chosen
+    weapon at its full bonus, second.
     """
     target = s.target(action.target_id)
     if target is None:
@@ -118,8 +120,29 @@ def verify_attack(
         bab = actor.profile.spec.bab
         swings = _FULL_SWINGS.get((attack, bab)) or _full_swings(attack, bab)
     else:
-        swings = ((attack, 0),)
+        return AttackPlan(action.kind, target.id, ((attack, 0),))
+    fx = actor.effects
+    if fx.items and fx.total(EXTRA_ATTACK) > 0:
+        # SRD « Haste »: one extra attack at its full bonus with one weapon (the
+        # chosen one), once however many effects give it
+        swings = (swings[0], (_once(attack), 0), *swings[1:])
     return AttackPlan(action.kind, target.id, swings)
+
+
+#: a weapon whose swing repeats (``count``), as one swing: *haste*'s extra attack
+_ONCE: dict[AttackProfile, AttackProfile] = {}
+
+
+def _once(attack: AttackProfile) -> AttackProfile:
+    """``attack`` making one swing (its ``count`` 1)."""
+    if attack.count == 1:
+        return attack
+    hit = _ONCE.get(attack)
+    if hit is None:
+        if len(_ONCE) >= _MAX_FULL_SWINGS:
+            _ONCE.clear()
+        hit = _ONCE[attack] = dataclasses.replace(attack, count=1)
+    return hit
 
 
 def do_attack(fight: FightState, actor: CombatantState, plan: AttackPlan) -> ActionResult:

@@ -137,6 +137,10 @@ STAT_NAMES: dict[Stat, str] = {
     11: "ability_check",
     12: "str_score",
     13: "dex_score",
+    14: "speed_ft",
+    15: "half_speed",
+    16: "extra_attack",
+    17: "size_steps",
 }
 
 

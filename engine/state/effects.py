@@ -49,7 +49,7 @@ another's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from typing import Protocol
 
@@ -141,6 +141,16 @@ ABILITY_CHECK: Stat = 11
 #: the rules turn it into the ability modifier's change where the score is used
 STR: Stat = 12
 DEX: Stat = 13
+#: a spell's movement and size (the buff's fields, not its file's modifiers):
+#: an enhancement bonus to speed in feet (*expeditious retreat*, *haste*; the best
+#: applies, CRB « Bonus Types »), half speed while positive (*slow*), one extra
+#: attack on a full attack while positive (*haste*), size categories gained or
+#: lost (*enlarge person* +1, *reduce person* −1; typed ``size``: the best gain
+#: and the worst loss apply)
+SPEED: Stat = 14
+SLOWED: Stat = 15
+EXTRA_ATTACK: Stat = 16
+SIZE: Stat = 17
 #: the stats of the three saving throws, by their names in files
 SAVE_STATS: dict[str, Stat] = {"fort": FORT, "ref": REF, "will": WILL}
 
@@ -205,9 +215,13 @@ class Effect:
     #: what gave it (a combatant id), when it matters: a frightened creature
     #: flees from it, an aura does not affect its holder twice
     origin: str | None = None
+    #: it changes the Strength or Dexterity score (a condition's −2, *bull's
+    #: strength*'s +4): computed from ``mods``
+    scores: bool = field(default=False, init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cond", int(self.cond))
+        object.__setattr__(self, "scores", any(s in (STR, DEX) for s, _ in self.mods))
 
 
 def _rank(effect: Effect) -> int:
@@ -243,7 +257,7 @@ class Effects:
     changes (a change is a new value, with the next :attr:`version`).
     """
 
-    __slots__ = ("_cache", "against", "cond", "items", "own", "timers", "version")
+    __slots__ = ("_cache", "against", "cond", "items", "own", "scores", "timers", "version")
 
     def __init__(
         self,
@@ -256,10 +270,16 @@ class Effects:
         #: (:func:`add_effect` keeps them so)
         self.items = items
         cond = 0
+        scores = False
         for e in items:
             cond |= e.cond
+            if e.scores:
+                scores = True
         #: the union of their :class:`Cond` bits
         self.cond = cond
+        #: some effect changes its Strength or Dexterity score (the rules then read
+        #: the ability modifier's change: :func:`engine.rules.saves.score_delta`)
+        self.scores = scores
         #: the conditional ones (against one opponent, or on a roll with a descriptor),
         #: and the ``once`` ones (:func:`use_effects` looks for them here)
         self.against = tuple(

@@ -29,6 +29,7 @@ from engine.core.rng import Rng
 from engine.geometry.reach import Presence
 from engine.state.casting import Casting
 from engine.state.conditions import HELPLESS as _HELPLESS
+from engine.state.effects import Effects
 from engine.state.state import CombatantState
 
 EventKind = Literal["attack_resolved", "movement_step", "damage_taken"]
@@ -104,6 +105,11 @@ class Mover(Presence, Protocol):
         """Its spells and slots left, ``None`` when it casts nothing."""
         ...
 
+    @property
+    def effects(self) -> Effects:
+        """Its effects (:mod:`engine.state.effects`)."""
+        ...
+
 
 C = TypeVar("C", bound=Mover)
 
@@ -160,6 +166,7 @@ class FightState:
         "readiers",
         "readiness_used",
         "reorder",
+        "resized",
         "rng",
         "round",
         "sides",
@@ -210,6 +217,9 @@ class FightState:
         self.simple_space = all(
             c.profile.space == 1 and not c.profile.very_small for c in combatants
         )
+        #: some creature's size was changed by a spell (``CombatantState.resize``):
+        #: the Observation's views follow its profile (skipped until then)
+        self.resized = False
         #: (aura owner, aura index, creature) that the aura passes over for the rest
         #: of the fight: the creature saved against it, is immune to it or is spared
         #: as one of its kind (:mod:`engine.rules.auras`); membership only

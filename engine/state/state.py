@@ -7,13 +7,37 @@ from dataclasses import dataclass, field
 from engine.content.actions import ActionResult
 from engine.content.creatures import AttackProfile, CombatantProfile
 from engine.content.maps import Cell
+from engine.content.sizing import sized_profile
 from engine.core.checks import RollRecord
 from engine.state.casting import Casting, Ending, Recurring
 from engine.state.conditions import HALF_SPEED as _HALF_SPEED
 from engine.state.conditions import NO_THREAT as _NO_THREAT
 from engine.state.conditions import STAGGERED as _STAGGERED
 from engine.state.conditions import file_effects
-from engine.state.effects import NO_EFFECTS, Effects, add_effect
+from engine.state.effects import NO_EFFECTS, SIZE, SLOWED, SPEED, Effects, add_effect
+
+
+def effective_speed(speed: int, effects: Effects, disabled: bool) -> int:
+    """``speed`` (feet) under ``effects``: plus the best enhancement bonus to speed
+    (*expeditious retreat*, *longstrider*, *haste*: they do not stack), then halved
+    once, rounded down to 5 ft, when disabled, entangled, exhausted or slowed
+    (``docs/rules.md``, « Half speed »). Read only for a creature with effects.
+
+    >>> from engine.core.checks import BonusType, Modifier
+    >>> from engine.state.effects import Effect
+    >>> class Holder:
+    ...     effects = NO_EFFECTS
+    >>> me = Holder()
+    >>> add_effect(me, Effect("a", ((SPEED, Modifier(10, "a", BonusType.ENHANCEMENT)),)))
+    >>> add_effect(me, Effect("b", ((SPEED, Modifier(30, "b", BonusType.ENHANCEMENT)),)))
+    >>> effective_speed(30, me.effects, False), effective_speed(30, me.effects, True)
+    (60, 30)
+    """
+    if speed:  # an enhancement bonus to a speed of 0 gives none
+        speed += effects.total(SPEED)
+    if disabled or effects.cond & _HALF_SPEED or effects.total(SLOWED) > 0:
+        speed = (speed // 10) * 5
+    return speed
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +188,9 @@ class CombatantState(LifeStates):
     #: spells' damage again at the start of its turns (*acid arrow*:
     #: :mod:`engine.rules.recurring`); empty for almost everyone
     recurring: tuple[Recurring, ...] = ()
+    #: its own profile while a spell changes its size (``profile`` is then the
+    #: resized one: :meth:`resize`), else ``None``
+    natural_profile: CombatantProfile | None = None
 
     #: squares per side of its space, anchored on ``pos`` (:mod:`engine.content.space`);
     #: copied from the profile (a plain attribute: read in every geometric test)
@@ -178,6 +205,19 @@ class CombatantState(LifeStates):
             for effect in file_effects(self.profile.conditions):
                 add_effect(self, effect)
         self.refresh()
+
+    def resize(self) -> bool:
+        """Put on it the profile of the size its effects give (``SIZE``: *enlarge
+        person*, *reduce person*; :func:`engine.content.sizing.sized_profile`), its
+        own when none does; returns whether the profile changed."""
+        base = self.natural_profile or self.profile
+        steps = self.effects.total(SIZE) if self.effects.items else 0
+        profile = sized_profile(base, steps)
+        if profile is self.profile:
+            return False
+        self.natural_profile = base if steps else None
+        self.profile = profile
+        return True
 
     def refresh(self) -> None:
         """Recompute ``active`` from ``hp`` and ``dead``."""
@@ -211,11 +251,15 @@ class CombatantState(LifeStates):
 
     @property
     def speed_ft(self) -> int:
-        """Movement budget of one move action: max(land, fly), halved (once) when
-        disabled, entangled or exhausted (``docs/rules.md``, « Half speed »)."""
+        """Movement budget of one move action: max(land, fly), plus a spell's
+        enhancement bonus, halved (once) when disabled, entangled, exhausted or
+        slowed (:func:`effective_speed`; ``docs/rules.md``, « Half speed »)."""
         spec = self.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        if (self.hp == 0 and not self.dead) or self.effects.cond & _HALF_SPEED:  # disabled
+        fx = self.effects
+        if fx.items:
+            return effective_speed(speed, fx, self.hp == 0 and not self.dead)
+        if self.hp == 0 and not self.dead:  # disabled
             speed = (speed // 10) * 5
         return speed
 

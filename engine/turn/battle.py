@@ -66,7 +66,7 @@ from engine.rules.status import (
 )
 from engine.rules.table import ACTIONS
 from engine.state.conditions import CANT_ACT, CONFUSED, FLEES, ONE_MOVE, STAGGERED
-from engine.state.effects import Cond, Moment, tick
+from engine.state.effects import SIZE, Cond, Moment, tick
 from engine.state.fight import FightState, ReactionEvent
 from engine.state.state import CombatantState
 from engine.view.observation import Observation
@@ -74,6 +74,7 @@ from engine.view.options import legal_options
 from engine.view.snapshot import ProfileView, build_views, fill_readiness
 
 _PRONE = Cond.PRONE.value
+_SIZE = SIZE
 #: the moments of a turn (module constants: an enum member is slow to read)
 _TURN_START, _TURN_END = Moment.TURN_START, Moment.TURN_END
 _BLEEDING = Cond.BLEEDING.value
@@ -308,6 +309,8 @@ class Battle:
     # -- observation ------------------------------------------------------------
     def observe(self, actor: CombatantState) -> Observation:
         fight = self.fight
+        if fight.resized:  # a spell changed a size: the views read the new profile
+            self._follow_profiles()
         snapshot = build_views(self._views, self.gmap.width, self.combatants)
         if fight.readiness_used:
             fill_readiness(snapshot, self.combatants, fight.round)
@@ -323,6 +326,12 @@ class Battle:
             simple_space=fight.simple_space,
         )
 
+    def _follow_profiles(self) -> None:
+        views = self._views
+        for c in self.combatants:
+            if views[c.id].profile is not c.profile:
+                views[c.id] = ProfileView(c.id, c.side, c.profile, c.casting)
+
     def _order_ids(self, order: list[CombatantState]) -> tuple[str, ...]:
         """The ids of ``order``, computed again only when the order list is replaced
         (every sort makes a new one)."""
@@ -337,8 +346,16 @@ class Battle:
         (:mod:`engine.state.effects`); the conditions that end are logged. (Callers
         test ``actor.effects.timers`` first: most turns have none.)"""
         ended = tick(actor, moment)
-        if ended and self.fight.log is not None:
-            log_expired(self.fight, ended)  # type: ignore[arg-type]
+        if ended:
+            fight = self.fight
+            if fight.log is not None:
+                log_expired(fight, ended)  # type: ignore[arg-type]
+            if fight.resized:  # a size spell that ends gives the creature its size back
+                for holder, effect in ended:
+                    if isinstance(holder, CombatantState) and any(
+                        stat == _SIZE for stat, _ in effect.mods
+                    ):
+                        holder.resize()
 
     def _idle(self, actor: CombatantState) -> None:
         """A turn that does not happen (dead, unconscious, surprised…) still counts

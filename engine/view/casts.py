@@ -63,6 +63,10 @@ def _cast_targets(
                     or any(a.admits(c.creature_type, c.alignment, c.level) for a in harmful)
                 )
             ]
+        elif spell.attack == "none" and all(e.kind == "buff" for e in spell.effects):
+            # a buff without an attack roll (*enlarge person*, *reduce person*): on an
+            # ally as on an enemy
+            targets = [c for c in obs.combatants if not c.dead]
         else:
             targets = obs.enemies()
         several = spell.targets

@@ -64,8 +64,9 @@ deployment order, then the non-targeted ones:
   ``cast_spell:<spell>`` — cast a known spell with a slot left (cantrips at will;
   :func:`engine.rules.casting.verify_cast_spell`): at each creature it may take (a
   spell for willing creatures at the actor and its allies, and at the enemies
-  one of its harmful effects acts on — a cure at an undead; any other at each
-  active enemy), at each distinct placement of its area that catches an enemy
+  one of its harmful effects acts on — a cure at an undead; a buff without an
+  attack roll, *enlarge person*, at every creature; any other at each active
+  enemy), at each distinct placement of its area that catches an enemy
   (:func:`engine.geometry.areas.area_placements`: most enemies first, then
   fewest allies), or once for an area centred on the caster; not a full-round
   cast with one action only nor in the surprise round, not a swift one without

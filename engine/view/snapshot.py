@@ -44,18 +44,16 @@ from engine.core.checks import BonusType
 from engine.state.casting import Casting
 from engine.state.conditions import (
     CONDITIONS,
-    HALF_SPEED,
     NO_THREAT,
     STAT_NAMES,
     TABLE_BITS,
     names_of,
 )
 from engine.state.effects import ATTACK, MELEE_AC, Cond, Effects, totals_against, typed_total
-from engine.state.state import CombatantState, LifeStates, Readied
+from engine.state.state import CombatantState, LifeStates, Readied, effective_speed
 
 #: condition bits the view reads (plain ints: cheaper than the IntFlag's operators)
 _NO_THREAT = NO_THREAT
-_HALF_SPEED = HALF_SPEED
 _CHARGING = Cond.CHARGING.value
 _RUNNING = Cond.RUNNING.value
 _PRONE = Cond.PRONE.value
@@ -494,11 +492,15 @@ class CombatantView(LifeStates):
 
     @property
     def speed_effective_ft(self) -> int:
-        """Movement of one move action: max(land, fly), halved (once) when disabled,
-        entangled or exhausted (:attr:`engine.state.state.CombatantState.speed_ft`)."""
+        """Movement of one move action: max(land, fly), plus a spell's enhancement
+        bonus, halved (once) when disabled, entangled, exhausted or slowed
+        (:attr:`engine.state.state.CombatantState.speed_ft`)."""
         spec = self.static.profile.spec
         speed = max(spec.speed_land_ft, spec.speed_fly_ft or 0)
-        if (self.hp == 0 and not self.dead) or self.effects.cond & _HALF_SPEED:  # disabled
+        fx = self.effects
+        if fx.items:
+            return effective_speed(speed, fx, self.hp == 0 and not self.dead)
+        if self.hp == 0 and not self.dead:  # disabled
             return (speed // 10) * 5
         return speed
 
