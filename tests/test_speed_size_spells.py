@@ -24,6 +24,7 @@ from engine.rules.skills import cmd
 from engine.rules.strikes import verify_attack
 from engine.state.conditions import condition_effect
 from engine.state.effects import CMB, Moment, add_effect, tick
+from engine.view.casts import cast_candidates
 from policies import HeuristicPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -353,3 +354,18 @@ def test_the_heuristic_casts_a_speed_buff_only_to_close_in(tmp_path: Path):
            "damage": [{"formula": "1d8", "types": ["piercing"]}]}  # fmt: skip
     m = state("mage", "a", caster("expeditious retreat", attacks=[bow]), HALL, (1, 0), spells=reg)
     assert _cast_of(battle(HALL, [m, far]), m) == (None, None)
+
+
+def test_the_shipped_haste_reaches_the_caster_and_its_ally_in_one_cast(tmp_path: Path):
+    # CL 5: up to five targets; the menu groups the ally (5 ft away) with the caster
+    b, m, a, f = scene(tmp_path, None, "haste")
+    f.pos = ROW.cell(0, 9)
+    cands = {c.option.id: c.action for c in cast_candidates(b.observe(m))}
+    action = cands["cast_spell:haste:mage"]
+    assert (action.target_id, action.target_ids) == ("mage", ("ally",))
+    assert b.dispatch(m, action).ok
+    full = FullAttackAction(target_id="foe", weapon_id="longsword")
+    f.pos = ROW.cell(0, 2)
+    plan = verify_attack(b.fight.gmap, b.fight, a, full)
+    assert not isinstance(plan, str) and [p for _, p in plan.swings] == [0, 0, -5]
+    assert m.speed_ft == a.speed_ft == 60
