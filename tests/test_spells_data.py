@@ -14,6 +14,7 @@ import pytest
 
 from engine.content.creatures import CREATURE_TYPES, parse_combatant, slug
 from engine.content.formulas import compile_formula
+from engine.content.spellbook import unplayable_reason
 from engine.content.spells import CREATURE_TYPES as SPELL_CREATURE_TYPES
 from engine.content.spells import (
     STAT_GROUPS,
@@ -164,6 +165,8 @@ def test_at_least_108_spells_are_modelled(registry: SpellRegistry) -> None:
     assert len(modelled) >= 108
     # each with its effects and nothing said against it
     assert all(s.effects for s in modelled)
+    # and each one the casting rules play (engine/content/spellbook.py)
+    assert {s.id: unplayable_reason(s) for s in modelled if unplayable_reason(s)} == {}
 
 
 def test_the_seed_spells_are_all_in_the_registry() -> None:
