@@ -38,7 +38,9 @@ Priorities, the first that offers a cast wins:
    that does not have it yet (an area that affects that one enemy and no ally
    counts: *sleep* or *color spray* on one target) → the cast whose save the
    target fails most often (DC − the target's matching save bonus: the weakest
-   save), ties: the lower spell level, then the menu's order.
+   save), ties: the lower spell level, then the menu's order. A spell that only
+   hinders (*slow*: staggered) counts here when it reaches two enemies or more,
+   each chance to fail weighing half.
 4. **buffs before contact**: while no active enemy threatens the caster or an
    ally, or in the first round → a buff of level 1 or more (cantrips such as
    *resistance* or *guidance* are not worth a turn) on a creature of its side
@@ -127,6 +129,11 @@ TAKES_OUT = frozenset(
         "confused",
     }
 )
+#: conditions that hinder without taking out (*slow*'s staggered): a save-or-lose
+#: only for a spell of several targets that reaches two enemies or more
+HINDERS = frozenset({"staggered"})
+#: what a hindered enemy counts for against one taken out
+HINDER_WEIGHT = 0.5
 #: the share of its hit points at or below which an ally is healed
 HEAL_BELOW = 0.5
 #: the least chance of the concentration check for a defensive cast
@@ -427,24 +434,25 @@ def _save_or_lose(
         spell = c.known.spell
         if helpful(spell):
             continue
-        outs = {
-            n
-            for e in spell.effects
-            if e.kind == "condition"
-            for p in e.phases
-            for n in p.conditions
-            if n in TAKES_OUT
-        }
+        given = {n for e in spell.effects if e.kind == "condition" for p in e.phases
+                 for n in p.conditions}  # fmt: skip
+        outs = given & TAKES_OUT
+        weight = 1.0
         if not outs:
-            continue
+            outs = given & HINDERS
+            weight = HINDER_WEIGHT
+            if not outs or not c.action.target_ids:
+                continue
         t = _single_enemy(obs, c, by_id, cl)
         if t is None or all(n in t.conditions for n in outs):
             continue
         others = [o for o in _others(obs, c, by_id, cl) if not all(n in o.conditions for n in outs)]
+        if weight < 1 and not others:
+            continue  # a hindering spell is worth a slot only on two enemies or more
         if c.known.level and t.id in dropping and not others:
             continue
         dc = casting.book.dc(c.known.level)
-        fails = sum(_save_fails(spell, dc, x) for x in (t, *others))
+        fails = weight * sum(_save_fails(spell, dc, x) for x in (t, *others))
         key = (-fails, c.known.level, i)
         if best is None or key < best[0]:
             best = (key, c, t)

@@ -154,3 +154,14 @@ def test_mass_healing_heals_each_ally():
     # 1d8 + min(25, CL 9) each: 3 + 9 and 5 + 9 on 2 of 20 hp
     assert (b.fight.by_id["a1"].hp, b.fight.by_id["a2"].hp) == (14, 16)
     assert me.healing_given == 26
+
+
+def test_slow_is_cast_at_two_enemies_or_more_never_at_one():
+    slow = wizard(9, spells=["slow"], spell_slots={"3": 2})
+    b, me = fight(SeededRng(1), slow, [(1, 4), (1, 5), (1, 7)])
+    action = HeuristicPolicy().decide(b.observe(me)).actions[0]
+    assert isinstance(action, CastSpellAction) and action.spell_name == "slow"
+    assert len(action.target_ids) == 2
+    b1, me1 = fight(SeededRng(1), slow, [(1, 4)])
+    action = HeuristicPolicy().decide(b1.observe(me1)).actions[0]
+    assert not isinstance(action, CastSpellAction)
