@@ -189,8 +189,8 @@ def test_escape_is_refused_without_a_hold_and_draws_no_die():
 def test_the_menu_offers_the_escape_and_the_observation_agrees():
     b, _, foe = webbed({"save": [3]})
     obs = b.observe(foe)
-    ids = [o.id for o in legal_options(obs, ROW)]
-    assert "escape:web" in ids
+    labels = {o.id: o.label for o in legal_options(obs, ROW)}
+    assert labels["escape:web"] == "se libérer (toile d'araignée)"
     assert not isinstance(verify_escape(ROW, obs, obs.actor, EscapeAction()), Reason)
     free = b.observe(b.fight.by_id["mage"])
     assert not any(i.startswith("escape") for i in (o.id for o in legal_options(free, ROW)))

@@ -267,12 +267,22 @@ def _hide_option(obs: Observation, gmap: GameMap) -> list[Option]:
 
 def _escape_options(obs: Observation) -> list[Option]:
     """``escape:<spell>``: break free of each spell that holds the actor (*web*, *entangle*)."""
-    return [
-        Option(
-            f"escape:{spell_id}", f"se libérer ({spell_id})", (EscapeAction(spell_name=spell_id),)
+    held = held_by(obs.actor)
+    if not held:
+        return []
+    from engine.content.spells import default_registry  # (only for a held creature)
+
+    registry = default_registry()
+    out: list[Option] = []
+    for spell_id in held:
+        # the French name of a shipped spell; an encounter's own spell keeps its id
+        label = registry.get(spell_id).label if spell_id in registry else spell_id
+        out.append(
+            Option(
+                f"escape:{spell_id}", f"se libérer ({label})", (EscapeAction(spell_name=spell_id),)
+            )
         )
-        for spell_id in held_by(obs.actor)
-    ]
+    return out
 
 
 def _coup_de_grace_options(obs: Observation, tid: str) -> list[Option]:
