@@ -44,11 +44,12 @@ from engine.content.actions import ActionResult, EscapeAction, Reason, Slot, suc
 from engine.content.creatures import ability_mod
 from engine.content.maps import GameMap
 from engine.content.packs import D20_ATTACK, D20_PLAIN
+from engine.content.sizing import CM_SIZE
 from engine.core.checks import BonusType, CheckKind, Modifier, check
 from engine.core.events import ConditionEnded, EscapeAttempt
 from engine.core.rng import RollKind
 from engine.rules.saves import SCORE_CONDITIONS, roll_save, score_delta
-from engine.rules.skills import CMD_SIZE, state_skill_modifiers
+from engine.rules.skills import state_skill_modifiers
 from engine.state.casting import Ending, EndingKind
 from engine.state.conditions import CONDITIONS
 from engine.state.effects import ABILITY_CHECK, CMB, SKILL, STR, drop_effect, use_effects
@@ -189,7 +190,7 @@ def cmb_modifiers(actor: CombatantState) -> tuple[Modifier, ...]:
     strength = ability_mod(spec.abilities.str_score)
     if strength:
         mods.append(Modifier(strength, "Force"))
-    size = CMD_SIZE.get(spec.size, 0)
+    size = CM_SIZE.get(spec.size, 0)
     if size:
         mods.append(Modifier(size, "taille", BonusType.SIZE))
     fx = actor.effects

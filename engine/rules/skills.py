@@ -31,6 +31,7 @@ from engine.content.creatures import (
     ability_mod,
 )
 from engine.content.packs import D20_PLAIN
+from engine.content.sizing import CM_SIZE
 from engine.core.checks import BonusType, CheckKind, Modifier, RollRecord, check
 from engine.core.rng import Rng, RollKind
 from engine.rules.saves import SCORE_CONDITIONS, score_delta
@@ -61,19 +62,6 @@ STEALTH_SIZE = {
     "Huge": -8,
     "Gargantuan": -12,
     "Colossal": -16,
-}
-
-#: SRD « Combat Maneuver Defense »: special size modifier
-CMD_SIZE = {
-    "Fine": -8,
-    "Diminutive": -4,
-    "Tiny": -2,
-    "Small": -1,
-    "Medium": 0,
-    "Large": 1,
-    "Huge": 2,
-    "Gargantuan": 4,
-    "Colossal": 8,
 }
 
 #: SRD « Blinded »: −4 on most Str- and Dex-based skill checks and opposed Perception checks
@@ -211,7 +199,7 @@ def base_cmd(spec: Combatant) -> int:
         + spec.bab
         + ability_mod(abilities.str_score)
         + ability_mod(abilities.dex_score)
-        + CMD_SIZE.get(spec.size, 0)
+        + CM_SIZE.get(spec.size, 0)
     )
 
 
