@@ -109,6 +109,7 @@ from engine.rules.concentration import concentration_modifiers, defensive_dc
 from engine.rules.mirror_image import IMAGES
 from engine.rules.saves import immune
 from engine.rules.temp_hp import TEMP_HP
+from engine.state.effects import source_with
 from engine.view.casts import CastCandidate, cast_candidates
 from engine.view.observation import Observation
 from engine.view.snapshot import CombatantView
@@ -607,7 +608,7 @@ def _holds(c: CombatantView, spell: Spell) -> bool:
 
 def _holds_kind(c: CombatantView, prefix: str) -> bool:
     """Whether ``c`` has temporary hit points (``TEMP_HP``) or images (``IMAGES``) of any spell."""
-    return any(e.source.startswith(prefix) for e in c.effects.items)
+    return source_with(c, prefix) is not None
 
 
 def _buffs(spell: Spell, c: CombatantView) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from engine.core.events import MirrorImages, MirrorImageStruck
 from engine.core.rng import RollKind
-from engine.state.effects import Cond, Effect, Moment, add_effect, drop_effect
+from engine.state.effects import Cond, hold, release, source_with
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
@@ -40,17 +40,9 @@ _INVISIBLE = Cond.INVISIBLE.value
 _PICK = RollKind.MIRROR_IMAGE
 
 
-def marker(target: CombatantState) -> str | None:
-    """The source of ``target``'s images' effect, or ``None``."""
-    for e in target.effects.items:
-        if e.source.startswith(IMAGES):
-            return e.source
-    return None
-
-
 def images_left(target: CombatantState) -> int:
     """``target``'s mirror images, 0 once their effect is gone."""
-    if target.images and marker(target) is None:
+    if target.images and source_with(target, IMAGES) is None:
         target.images = 0
     return target.images
 
@@ -68,9 +60,7 @@ def fooled(attacker: CombatantState, target: CombatantState) -> bool:
 def _destroy(target: CombatantState) -> None:
     target.images -= 1
     if not target.images:
-        source = marker(target)
-        if source is not None:
-            drop_effect(target, source)
+        release(target, IMAGES)
 
 
 def on_hit(
@@ -121,21 +111,9 @@ def grant(
     """``target`` gets ``count`` mirror images from ``spell_id`` for ``rounds`` rounds
     of ``clock``'s turns (``None``: the rest of the fight); cast again, the new
     images replace those left (SRD: they are one spell's)."""
-    old = marker(target)
-    if old is not None:
-        drop_effect(target, old)
+    release(target, IMAGES)
     target.images = count
     if count:
-        timed = rounds is not None
-        add_effect(
-            target,
-            Effect(
-                IMAGES + spell_id,
-                ends=Moment.TURN_START if timed else None,
-                turns=rounds if rounds is not None else 1,
-                origin=clock.id,
-            ),
-            clock if timed else None,
-        )
+        hold(target, IMAGES + spell_id, rounds, clock, clock.id)
     if fight.log is not None:
         fight.log.append(MirrorImages(fight.round, target.id, label, count, rounds))

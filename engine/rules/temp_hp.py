@@ -22,7 +22,7 @@ points costs one test of a zero in :func:`engine.rules.life.apply_damage`.
 from __future__ import annotations
 
 from engine.core.events import TempHpGained
-from engine.state.effects import Effect, Moment, add_effect, drop_effect
+from engine.state.effects import hold, release, source_with
 from engine.state.fight import FightState
 from engine.state.state import CombatantState
 
@@ -30,17 +30,9 @@ from engine.state.state import CombatantState
 TEMP_HP = "pv-temp:"
 
 
-def marker(target: CombatantState) -> str | None:
-    """The source of ``target``'s temporary hit points' effect, or ``None``."""
-    for e in target.effects.items:
-        if e.source.startswith(TEMP_HP):
-            return e.source
-    return None
-
-
 def temp_hp_left(target: CombatantState) -> int:
     """``target``'s temporary hit points, 0 once their effect is gone."""
-    if target.temp_hp and marker(target) is None:
+    if target.temp_hp and source_with(target, TEMP_HP) is None:
         target.temp_hp = 0
     return target.temp_hp
 
@@ -54,9 +46,7 @@ def absorb(target: CombatantState, amount: int) -> int:
         return 0
     target.temp_hp = left - taken
     if not target.temp_hp:
-        source = marker(target)
-        if source is not None:
-            drop_effect(target, source)
+        release(target, TEMP_HP)
     return taken
 
 
@@ -77,20 +67,8 @@ def grant(
         if fight.log is not None:
             fight.log.append(TempHpGained(fight.round, target.id, label, amount, rounds, have))
         return
-    old = marker(target)
-    if old is not None:
-        drop_effect(target, old)
+    release(target, TEMP_HP)
     target.temp_hp = amount
-    timed = rounds is not None
-    add_effect(
-        target,
-        Effect(
-            TEMP_HP + spell_id,
-            ends=Moment.TURN_START if timed else None,
-            turns=rounds if rounds is not None else 1,
-            origin=clock.id,
-        ),
-        clock if timed else None,
-    )
+    hold(target, TEMP_HP + spell_id, rounds, clock, clock.id)
     if fight.log is not None:
         fight.log.append(TempHpGained(fight.round, target.id, label, amount, rounds))

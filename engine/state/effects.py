@@ -392,6 +392,38 @@ def drop_effect(holder: HasEffects, source: str) -> bool:
     return _remove(holder, lambda e: e.source == source)
 
 
+def source_with(holder: HasEffects, prefix: str) -> str | None:
+    """The source of ``holder``'s first effect whose source starts with ``prefix``
+    (``pv-temp:``, ``images:``), or ``None``."""
+    for e in holder.effects.items:
+        if e.source.startswith(prefix):
+            return e.source
+    return None
+
+
+def hold(
+    holder: HasEffects, source: str, rounds: int | None, clock: HasEffects, origin: str
+) -> None:
+    """Put on ``holder`` a marker effect of ``source``: no modifier, it holds a number
+    kept on the holder (its temporary hit points, its images) for ``rounds`` rounds
+    of ``clock``'s turns (``None``: the rest of the fight)."""
+    timed = rounds is not None
+    effect = Effect(
+        source,
+        ends=Moment.TURN_START if timed else None,
+        turns=rounds if rounds is not None else 1,
+        origin=origin,
+    )
+    add_effect(holder, effect, clock if timed else None)
+
+
+def release(holder: HasEffects, prefix: str) -> None:
+    """Drop ``holder``'s marker effect whose source starts with ``prefix``, if any."""
+    source = source_with(holder, prefix)
+    if source is not None:
+        drop_effect(holder, source)
+
+
 def use_effects(holder: HasEffects, stat: Stat, opponent: str) -> None:
     """A roll against ``opponent`` used ``holder``'s ``stat``: its ``once``
     effects on that stat, against that opponent or against anyone (*true strike*:

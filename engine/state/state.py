@@ -180,7 +180,7 @@ class CombatantState(LifeStates):
     endings: tuple[Ending, ...] = ()
     #: temporary hit points left (CRB « Temporary Hit Points »: lost first to
     #: lethal damage), held while their effect is on it (``pv-temp:<spell>``,
-    #: :mod:`engine.rules.figments`); 0 for almost everyone
+    #: :mod:`engine.rules.temp_hp`); 0 for almost everyone
     temp_hp: int = 0
     #: mirror images left (SRD « Mirror Image »), held while their effect is on it
     #: (``images:<spell>``); 0 for almost everyone
