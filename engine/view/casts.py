@@ -73,7 +73,9 @@ def _cast_targets(
         if several is not None and me.casting is not None:
             most = several.number(me.casting.book.caster_level)
             if most > 1:
-                return [_group(obs, gmap, known, t, targets, most) for t in targets]
+                # each creature it may take alone, judged once for every group
+                takeable = [t for t in targets if _takes(obs, gmap, name, t)]
+                return [_group(gmap, known, t, takeable, most) for t in targets]
         return [
             (
                 t.id,
@@ -106,24 +108,28 @@ def _cast_targets(
     return out
 
 
+def _takes(obs: Observation, gmap: GameMap, name: str, t: CombatantView) -> bool:
+    """Whether the actor may cast the spell ``name`` at ``t`` alone."""
+    action = CastSpellAction(spell_name=name, target_id=t.id)
+    return not isinstance(verify_cast_spell(gmap, obs, obs.actor, action), Reason)
+
+
 def _group(
-    obs: Observation,
     gmap: GameMap,
     known: KnownSpell,
     first: CombatantView,
-    targets: list[CombatantView],
+    takeable: list[CombatantView],
     most: int,
 ) -> tuple[str, str, CastSpellAction, tuple[str, ...], tuple[str, ...]]:
     """The cast of a spell of several targets at ``first`` and, up to ``most`` in
-    all, the creatures of ``first``'s side among ``targets`` that it may take too,
-    nearest to ``first`` first (then deployment order), each within 30 feet of all
-    those already taken (:func:`engine.rules.casting.verify_cast_spell`)."""
-    me = obs.actor
+    all, the creatures of ``first``'s side among ``takeable`` (those the spell may
+    take alone: :func:`engine.rules.casting.verify_cast_spell`), nearest to ``first``
+    first (then deployment order), each within 30 feet of all those already taken."""
     spell = known.spell
     name = spell.id
     chosen = [first]
     near = sorted(
-        (t for t in targets if t.id != first.id and t.side == first.side),
+        (t for t in takeable if t.id != first.id and t.side == first.side),
         key=lambda t: body_distance_ft(gmap, first.cell, first.space, t.cell, t.space),
     )
     for t in near:
@@ -133,9 +139,6 @@ def _group(
             body_distance_ft(gmap, c.cell, c.space, t.cell, t.space) > TARGETS_APART_FT
             for c in chosen
         ):
-            continue
-        alone = CastSpellAction(spell_name=name, target_id=t.id)
-        if isinstance(verify_cast_spell(gmap, obs, me, alone), Reason):
             continue
         chosen.append(t)
     others = tuple(t.id for t in chosen[1:])
