@@ -569,7 +569,7 @@ def _shrink(
         if _size(spell) >= 0 or _is_area(c):
             continue
         t = _target(c, by_id, me)
-        if t.side == me.side or not t.active or _has(t, f"sort:{spell.id}"):
+        if t.side == me.side or not t.active or _holds(t, spell):
             continue
         if not affects(obs, spell, cl, t) or not _melee_first(t):
             continue
@@ -588,10 +588,6 @@ def _shrink(
 def _friendly(spell: Spell) -> bool:
     """A spell for the caster's side: for willing creatures, or for allies only (*bless*)."""
     return helpful(spell) or spell.affects.side == "allies"
-
-
-def _has(c: CombatantView, source: str) -> bool:
-    return any(e.source == source for e in c.effects.items)
 
 
 #: the effects a buff of step 4 gives: typed modifiers, temporary hit points, images
